@@ -1,0 +1,367 @@
+//! Command-line parsing into typed arguments. grep's options keep grep's
+//! meaning; grail's own options use letters GNU grep does not.
+
+use crate::query::Syntax;
+use crate::search::BinaryMode;
+use lexopt::prelude::*;
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+
+/// What the command line asks for.
+#[derive(Debug, Default)]
+pub struct Args {
+    /// Include syntax (last of -G/-E/-F wins, for every include pattern).
+    pub syntax: Option<Syntax>,
+    /// Include patterns, in order, as given with -e / -f (None: take the first operand).
+    pub patterns: Vec<Vec<u8>>,
+    /// Whether -e or -f was given.
+    pub explicit_patterns: bool,
+    /// Exclude patterns with an explicit syntax or the include syntax.
+    pub excludes: Vec<(Option<Syntax>, Vec<u8>)>,
+    /// -i
+    pub ignore_case: bool,
+    /// -w
+    pub word: bool,
+    /// -x
+    pub line: bool,
+    /// -v
+    pub invert: bool,
+    /// -c
+    pub count: bool,
+    /// -l
+    pub files_with_matches: bool,
+    /// -L
+    pub files_without_match: bool,
+    /// -q
+    pub quiet: bool,
+    /// -s
+    pub no_messages: bool,
+    /// -n
+    pub line_number: bool,
+    /// -b
+    pub byte_offset: bool,
+    /// -H (Some(true)) / -h (Some(false))
+    pub with_filename: Option<bool>,
+    /// --label
+    pub label: Option<Vec<u8>>,
+    /// -o
+    pub only_matching: bool,
+    /// -a / --binary-files / -I
+    pub binary: BinaryMode,
+    /// -m
+    pub max_count: Option<u64>,
+    /// -Z
+    pub null: bool,
+    /// --line-buffered
+    pub line_buffered: bool,
+    /// -t / --tail
+    pub tail: Option<u64>,
+    /// --head
+    pub head: Option<u64>,
+    /// --sh
+    pub sh: Option<OsString>,
+    /// --explain
+    pub explain: bool,
+    /// --sh-fallback
+    pub sh_fallback: bool,
+    /// --threads
+    pub threads: Option<usize>,
+    /// --chunk-size (testing)
+    pub chunk_size: Option<usize>,
+    /// Files (operands after the pattern).
+    pub files: Vec<OsString>,
+    /// --help
+    pub help: bool,
+    /// -V
+    pub version: bool,
+}
+
+/// A usage error: message, printed as `grail: MESSAGE` with exit status 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl From<lexopt::Error> for UsageError {
+    fn from(e: lexopt::Error) -> Self {
+        UsageError(e.to_string())
+    }
+}
+
+fn num(v: OsString, what: &str) -> Result<u64, UsageError> {
+    let s = v.to_string_lossy().into_owned();
+    s.trim()
+        .parse::<u64>()
+        .map_err(|_| UsageError(format!("invalid {what} argument '{s}'")))
+}
+
+fn refuse(what: &str, why: &str) -> UsageError {
+    UsageError(format!("{what} is not supported: {why}"))
+}
+
+/// Parse `argv` (without the program name).
+pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
+    let mut a = Args::default();
+    let mut p = lexopt::Parser::from_args(argv);
+    let mut operands: Vec<OsString> = Vec::new();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Short('e') | Long("regexp") => {
+                a.patterns.push(p.value()?.into_vec());
+                a.explicit_patterns = true;
+            }
+            Short('f') | Long("file") => {
+                let path = p.value()?;
+                let data = if path == "-" {
+                    let mut v = Vec::new();
+                    std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)
+                        .map_err(|e| UsageError(format!("-: {}", crate::io_error_text(&e))))?;
+                    v
+                } else {
+                    std::fs::read(&path).map_err(|e| {
+                        UsageError(format!(
+                            "{}: {}",
+                            path.to_string_lossy(),
+                            crate::io_error_text(&e)
+                        ))
+                    })?
+                };
+                let mut d = &data[..];
+                if d.last() == Some(&b'\n') {
+                    d = &d[..d.len() - 1];
+                }
+                if !data.is_empty() {
+                    a.patterns.push(d.to_vec());
+                }
+                a.explicit_patterns = true;
+            }
+            Short('E') | Long("extended-regexp") => a.syntax = Some(Syntax::Extended),
+            Short('F') | Long("fixed-strings") => a.syntax = Some(Syntax::Fixed),
+            Short('G') | Long("basic-regexp") => a.syntax = Some(Syntax::Basic),
+            Short('P') | Long("perl-regexp") => {
+                return Err(refuse(
+                    "-P",
+                    "Perl regular expressions have no exact automaton translation",
+                ))
+            }
+            Short('N') | Long("not") => a.excludes.push((None, p.value()?.into_vec())),
+            Long("not-E") => a
+                .excludes
+                .push((Some(Syntax::Extended), p.value()?.into_vec())),
+            Long("not-F") => a
+                .excludes
+                .push((Some(Syntax::Fixed), p.value()?.into_vec())),
+            Long("not-G") => a
+                .excludes
+                .push((Some(Syntax::Basic), p.value()?.into_vec())),
+            Short('i') | Short('y') | Long("ignore-case") => a.ignore_case = true,
+            Long("no-ignore-case") => a.ignore_case = false,
+            Short('w') | Long("word-regexp") => a.word = true,
+            Short('x') | Long("line-regexp") => a.line = true,
+            Short('v') | Long("invert-match") => a.invert = true,
+            Short('c') | Long("count") => a.count = true,
+            Short('l') | Long("files-with-matches") => a.files_with_matches = true,
+            Short('L') | Long("files-without-match") => a.files_without_match = true,
+            Short('q') | Long("quiet") | Long("silent") => a.quiet = true,
+            Short('s') | Long("no-messages") => a.no_messages = true,
+            Short('n') | Long("line-number") => a.line_number = true,
+            Short('b') | Long("byte-offset") => a.byte_offset = true,
+            Short('H') | Long("with-filename") => a.with_filename = Some(true),
+            Short('h') | Long("no-filename") => a.with_filename = Some(false),
+            Long("label") => a.label = Some(p.value()?.into_vec()),
+            Short('o') | Long("only-matching") => a.only_matching = true,
+            Short('a') | Long("text") => a.binary = BinaryMode::Text,
+            Short('I') => a.binary = BinaryMode::WithoutMatch,
+            Long("binary-files") => {
+                let v = p.value()?;
+                a.binary = match v.to_str() {
+                    Some("binary") => BinaryMode::Binary,
+                    Some("text") => BinaryMode::Text,
+                    Some("without-match") => BinaryMode::WithoutMatch,
+                    _ => {
+                        return Err(UsageError(format!(
+                            "unknown binary-files type '{}'",
+                            v.to_string_lossy()
+                        )))
+                    }
+                };
+            }
+            Short('m') | Long("max-count") => {
+                let v = p.value()?;
+                let s = v.to_string_lossy().into_owned();
+                // grep: a negative count means no limit.
+                a.max_count = match s.trim().parse::<i64>() {
+                    Ok(n) if n < 0 => None,
+                    Ok(n) => Some(n as u64),
+                    Err(_) => return Err(UsageError(format!("invalid max count '{s}'"))),
+                };
+            }
+            Short('Z') | Long("null") => a.null = true,
+            Long("line-buffered") => a.line_buffered = true,
+            Short('U') | Long("binary") => {}
+            Short('u') | Long("unix-byte-offsets") => {}
+            Long("color") | Long("colour") => {
+                let v = p.optional_value();
+                let when = v
+                    .as_ref()
+                    .and_then(|v| v.to_str())
+                    .unwrap_or("auto")
+                    .to_string();
+                match when.as_str() {
+                    "never" | "no" | "none" => {}
+                    "auto" | "tty" | "if-tty" => {
+                        if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                            return Err(refuse(
+                                "--color to a terminal",
+                                "colour output is not implemented yet",
+                            ));
+                        }
+                    }
+                    "always" | "yes" | "force" => {
+                        return Err(refuse(
+                            "--color=always",
+                            "colour output is not implemented yet",
+                        ))
+                    }
+                    _ => {
+                        return Err(UsageError(format!(
+                            "invalid argument '{when}' for '--color'"
+                        )))
+                    }
+                }
+            }
+            Short('A')
+            | Long("after-context")
+            | Short('B')
+            | Long("before-context")
+            | Short('C')
+            | Long("context") => {
+                return Err(refuse(
+                    "context (-A/-B/-C)",
+                    "context lines are not implemented yet",
+                ));
+            }
+            Short(c) if c.is_ascii_digit() => {
+                return Err(refuse(
+                    "context (-NUM)",
+                    "context lines are not implemented yet",
+                ));
+            }
+            Short('r') | Short('R') | Long("recursive") | Long("dereference-recursive") => {
+                return Err(refuse(
+                    "-r",
+                    "recursive search is not implemented; pass files explicitly",
+                ))
+            }
+            Short('z') | Long("null-data") => {
+                return Err(refuse("-z", "NUL-terminated lines are not implemented"))
+            }
+            Short('T') | Long("initial-tab") => {
+                return Err(refuse("-T", "tab alignment is not implemented"))
+            }
+            Short('d') | Long("directories") => {
+                let v = p.value()?;
+                if v != "read" {
+                    return Err(refuse(
+                        "-d",
+                        "only the default action 'read' is implemented",
+                    ));
+                }
+            }
+            Short('D') | Long("devices") => {
+                let v = p.value()?;
+                if v != "read" {
+                    return Err(refuse(
+                        "-D",
+                        "only the default action 'read' is implemented",
+                    ));
+                }
+            }
+            Long("include") | Long("exclude") | Long("exclude-from") | Long("exclude-dir") => {
+                return Err(refuse(
+                    "file selection globs",
+                    "they apply to recursive search, which is not implemented",
+                ))
+            }
+            Short('t') | Long("tail") => a.tail = Some(num(p.value()?, "tail")?),
+            Long("head") => a.head = Some(num(p.value()?, "head")?),
+            Long("sh") => a.sh = Some(p.value()?),
+            Long("explain") => a.explain = true,
+            Long("sh-fallback") => a.sh_fallback = true,
+            Long("threads") => {
+                let n = num(p.value()?, "threads")?;
+                a.threads = Some(n.max(1) as usize);
+            }
+            Long("chunk-size") => {
+                let n = num(p.value()?, "chunk size")?;
+                a.chunk_size = Some(n.max(1) as usize);
+            }
+            Long("help") => a.help = true,
+            Short('V') | Long("version") => a.version = true,
+            Value(v) => operands.push(v),
+            _ => return Err(UsageError(arg.unexpected().to_string())),
+        }
+    }
+    if !a.explicit_patterns && !a.help && !a.version && a.sh.is_none() {
+        if operands.is_empty() {
+            return Err(UsageError(
+                "no pattern given\nUsage: grail [OPTION]... PATTERNS [FILE]...".into(),
+            ));
+        }
+        a.patterns.push(operands.remove(0).as_bytes().to_vec());
+    }
+    a.files = operands;
+    Ok(a)
+}
+
+/// The `--help` text.
+pub const HELP: &str = "\
+Usage: grail [OPTION]... PATTERNS [FILE]...
+Search for PATTERNS in each FILE; print what `grep PATTERNS FILE... | grep -v EXCL | tail -n N`
+would print, byte for byte, in one parallel pass (tail answered from the end of the file).
+
+Pattern selection (as GNU grep, LC_ALL=C):
+  -E, --extended-regexp     PATTERNS are extended regular expressions
+  -F, --fixed-strings       PATTERNS are strings
+  -G, --basic-regexp        PATTERNS are basic regular expressions (default)
+  -e, --regexp=PATTERNS     use PATTERNS for matching
+  -f, --file=FILE           take PATTERNS from FILE
+  -i, -y, --ignore-case     ignore case distinctions in patterns and data
+  -w, --word-regexp         match only whole words
+  -x, --line-regexp         match only whole lines
+  -v, --invert-match        select non-matching lines
+
+Exclusion (grail):
+  -N, --not=PATTERN         drop lines matching PATTERN (in the include syntax); repeatable
+      --not-E=PATTERN       ... PATTERN is an extended regular expression
+      --not-G=PATTERN       ... PATTERN is a basic regular expression
+      --not-F=PATTERN       ... PATTERN is a fixed string
+
+Output control:
+  -m, --max-count=NUM       stop after NUM selected lines per file
+  -b, --byte-offset         print the byte offset with output lines
+  -n, --line-number         print line number with output lines
+      --line-buffered       flush output on every line
+  -H, --with-filename       print file name with output lines
+  -h, --no-filename         suppress the file name prefix on output
+      --label=LABEL         use LABEL as the standard input file name prefix
+  -o, --only-matching       show only nonempty parts of lines that match
+  -q, --quiet, --silent     suppress all normal output
+      --binary-files=TYPE   binary, text or without-match
+  -a, --text                equivalent to --binary-files=text
+  -I                        equivalent to --binary-files=without-match
+  -L, --files-without-match print only names of FILEs with no selected lines
+  -l, --files-with-matches  print only names of FILEs with selected lines
+  -c, --count               print only a count of selected lines per FILE
+  -Z, --null                print 0 byte after FILE name
+  -s, --no-messages         suppress error messages about files
+
+Tail and head (grail):
+  -t, --tail=N              print only the last N output lines (of all files), found from the end
+      --head=N              print only the first N output lines (of all files), then stop
+      --sh='PIPELINE'       run a pasted `grep ... | grep -v ... | tail` pipeline exactly
+      --explain             with --sh, print the plan instead of searching
+      --threads=N           worker threads (default: all cores)
+
+Exit status is 0 if a line is selected, 1 if none, 2 if an error occurred.
+Not supported (refused with exit status 2): -P, -r, -z, -T, context (-A/-B/-C), colour to a terminal,
+back-references.
+";

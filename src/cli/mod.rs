@@ -1,0 +1,524 @@
+//! The command-line program: typed arguments to a query, inputs, a search
+//! mode and a printer; exit status as grep's.
+
+pub mod args;
+
+use crate::printer::Format;
+use crate::query::{Query, QueryBuilder, Syntax};
+use crate::scan::ScanConfig;
+use crate::search::{self, BinaryMode, Line, Outcome, SearchError, SearchOptions};
+use crate::source::{self, Input};
+use args::Args;
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::os::unix::ffi::OsStrExt;
+
+/// Exit statuses, as grep's.
+pub const EXIT_SELECTED: i32 = 0;
+/// No line selected.
+pub const EXIT_NONE: i32 = 1;
+/// An error occurred.
+pub const EXIT_TROUBLE: i32 = 2;
+
+/// Run grail with `argv` (without the program name); returns the exit status.
+pub fn run(argv: Vec<OsString>) -> i32 {
+    let args = match args::parse(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("grail: {}", e.0);
+            return EXIT_TROUBLE;
+        }
+    };
+    if args.help {
+        print!("{}", args::HELP);
+        return EXIT_SELECTED;
+    }
+    if args.version {
+        println!("grail {}", env!("CARGO_PKG_VERSION"));
+        return EXIT_SELECTED;
+    }
+    if args.sh.is_some() {
+        eprintln!("grail: --sh is not implemented yet");
+        return EXIT_TROUBLE;
+    }
+    let pool = match args.threads {
+        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+            Ok(p) => Some(p),
+            Err(e) => {
+                eprintln!("grail: cannot start {n} threads: {e}");
+                return EXIT_TROUBLE;
+            }
+        },
+        None => None,
+    };
+    match pool {
+        Some(p) => p.install(|| run_args(&args)),
+        None => run_args(&args),
+    }
+}
+
+/// Build the query described by `args`.
+pub fn build_query(args: &Args) -> Result<Query, crate::QueryError> {
+    let syntax = args.syntax.unwrap_or(Syntax::Basic);
+    let mut b = QueryBuilder::new()
+        .syntax(syntax)
+        .ignore_case(args.ignore_case)
+        .word(args.word)
+        .line(args.line)
+        .invert(args.invert);
+    for p in &args.patterns {
+        b = b.include(p);
+    }
+    for (s, p) in &args.excludes {
+        b = match s {
+            Some(s) => b.exclude_with(*s, p),
+            None => b.exclude(p),
+        };
+    }
+    b.build()
+}
+
+/// The output stream: buffered stdout that remembers a closed pipe.
+struct Out {
+    w: io::BufWriter<io::StdoutLock<'static>>,
+    line_buffered: bool,
+    /// Set when writing failed; `Some(None)` for a closed pipe (quiet).
+    failed: Option<Option<io::Error>>,
+}
+
+impl Out {
+    fn write(&mut self, b: &[u8]) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        let r = self.w.write_all(b).and_then(|_| {
+            if self.line_buffered {
+                self.w.flush()
+            } else {
+                Ok(())
+            }
+        });
+        self.check(r)
+    }
+
+    fn check(&mut self, r: io::Result<()>) -> bool {
+        match r {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.failed = Some(None);
+                false
+            }
+            Err(e) => {
+                self.failed = Some(Some(e));
+                false
+            }
+        }
+    }
+
+    fn flush(&mut self) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        let r = self.w.flush();
+        self.check(r)
+    }
+}
+
+/// Records kept for `--tail`/`--head` across all files.
+struct Records {
+    tail: Option<usize>,
+    head: Option<usize>,
+    emitted: usize,
+    ring: VecDeque<Vec<u8>>,
+}
+
+impl Records {
+    /// Offer a record; returns false when no more records are wanted.
+    fn push(&mut self, out: &mut Out, rec: Vec<u8>) -> bool {
+        if let Some(h) = self.head {
+            if self.emitted >= h {
+                return false;
+            }
+        }
+        self.emitted += 1;
+        match self.tail {
+            Some(t) => {
+                if t > 0 {
+                    if self.ring.len() == t {
+                        self.ring.pop_front();
+                    }
+                    self.ring.push_back(rec);
+                }
+            }
+            None => {
+                if !out.write(&rec) {
+                    return false;
+                }
+            }
+        }
+        self.head.is_none_or(|h| self.emitted < h)
+    }
+}
+
+struct Ctx<'a> {
+    args: &'a Args,
+    q: &'a Query,
+    fmt: Format,
+    opts: SearchOptions,
+    errors: bool,
+}
+
+impl Ctx<'_> {
+    fn error(&mut self, name: &[u8], msg: &str) {
+        self.errors = true;
+        if !self.args.no_messages {
+            eprintln!("grail: {}: {}", String::from_utf8_lossy(name), msg);
+        }
+    }
+
+    fn binary_message(&self, name: &[u8], o: &Outcome) {
+        if o.binary_matched
+            && !self.args.quiet
+            && !self.args.count
+            && self.opts.binary == BinaryMode::Binary
+        {
+            eprintln!(
+                "grail: {}: binary file matches",
+                String::from_utf8_lossy(name)
+            );
+        }
+    }
+
+    /// Whether this outcome counts as "a line was selected" for the exit status.
+    fn file_selected(&self, o: &Outcome) -> bool {
+        if o.is_binary && self.opts.binary == BinaryMode::WithoutMatch {
+            return false;
+        }
+        if self.q.has_excludes() && !self.args.count && !self.listing() && !self.args.quiet {
+            // A pipeline's `grep -v` sees only what the first grep printed.
+            return o.reported > 0;
+        }
+        o.selected > 0
+    }
+
+    fn listing(&self) -> bool {
+        self.args.files_with_matches || self.args.files_without_match
+    }
+}
+
+fn open(name: &OsString) -> Result<Input, source::OpenError> {
+    if name == "-" {
+        use std::os::fd::AsFd;
+        let fd = io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .map_err(source::OpenError::Io)?;
+        let file = std::fs::File::from(fd);
+        return source::open_file(file);
+    }
+    source::open_path(std::path::Path::new(name))
+}
+
+fn run_args(args: &Args) -> i32 {
+    let q = match build_query(args) {
+        Ok(q) => q,
+        Err(e) => {
+            eprintln!("grail: {e}");
+            return EXIT_TROUBLE;
+        }
+    };
+    let files: Vec<OsString> = if args.files.is_empty() {
+        vec![OsString::from("-")]
+    } else {
+        args.files.clone()
+    };
+    let with_filename = args.with_filename.unwrap_or(files.len() > 1);
+    let fmt = Format {
+        with_filename,
+        line_number: args.line_number,
+        byte_offset: args.byte_offset,
+        only_matching: args.only_matching,
+        null_after_name: args.null,
+    };
+    let mut scan = ScanConfig::default();
+    if let Some(c) = args.chunk_size {
+        scan.chunk_size = c;
+        scan.tail_start = c;
+    }
+    let opts = SearchOptions {
+        scan,
+        binary: args.binary,
+        max_count: args.max_count,
+        line_numbers: args.line_number,
+    };
+    let mut ctx = Ctx {
+        args,
+        q: &q,
+        fmt,
+        opts,
+        errors: false,
+    };
+    let mut out = Out {
+        w: io::BufWriter::with_capacity(256 << 10, io::stdout().lock()),
+        line_buffered: args.line_buffered,
+        failed: None,
+    };
+    let mut recs = Records {
+        tail: args.tail.map(|t| usize::try_from(t).unwrap_or(usize::MAX)),
+        head: args.head.map(|h| usize::try_from(h).unwrap_or(usize::MAX)),
+        emitted: 0,
+        ring: VecDeque::new(),
+    };
+    let names: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| {
+            if f == "-" {
+                args.label
+                    .clone()
+                    .unwrap_or_else(|| b"(standard input)".to_vec())
+            } else {
+                f.as_bytes().to_vec()
+            }
+        })
+        .collect();
+
+    let plain_lines = !args.quiet && !args.count && !ctx.listing();
+    let selected = if plain_lines && args.tail.is_some() && args.head.is_none() {
+        tail_lines(&mut ctx, &files, &names, &mut out, args.tail.unwrap())
+    } else {
+        forward_all(&mut ctx, &files, &names, &mut out, &mut recs)
+    };
+    let selected = match selected {
+        Ok(s) => s,
+        Err(()) => {
+            // -q found a line.
+            return EXIT_SELECTED;
+        }
+    };
+    for r in recs.ring.drain(..) {
+        if !out.write(&r) {
+            break;
+        }
+    }
+    out.flush();
+    match &out.failed {
+        Some(Some(e)) => {
+            eprintln!("grail: write error: {}", crate::io_error_text(e));
+            return EXIT_TROUBLE;
+        }
+        Some(None) => return if selected { EXIT_SELECTED } else { EXIT_NONE },
+        None => {}
+    }
+    if ctx.errors && !(args.quiet && selected) {
+        EXIT_TROUBLE
+    } else if selected {
+        EXIT_SELECTED
+    } else {
+        EXIT_NONE
+    }
+}
+
+/// Forward search of every file in order. `Err(())`: -q found a line.
+fn forward_all(
+    ctx: &mut Ctx,
+    files: &[OsString],
+    names: &[Vec<u8>],
+    out: &mut Out,
+    recs: &mut Records,
+) -> Result<bool, ()> {
+    let args = ctx.args;
+    let q = ctx.q;
+    let mut any = false;
+    let mut more = true;
+    for (f, name) in files.iter().zip(names) {
+        if !more || out.failed.is_some() {
+            // Still open the remaining files so that errors are reported as
+            // the pipeline would report them.
+            if let Err(e) = open(f) {
+                ctx.error(name, &e.to_string());
+            }
+            continue;
+        }
+        let input = match open(f) {
+            Ok(i) => i,
+            Err(e) => {
+                ctx.error(name, &e.to_string());
+                continue;
+            }
+        };
+        let quiet_mode = args.quiet || ctx.listing();
+        let count_mode = args.count;
+        let count_binary = count_mode;
+        let fmt = ctx.fmt.clone();
+        let mut emit = |q: &Query, line: Line| -> bool {
+            if quiet_mode {
+                return false; // one selected line settles it
+            }
+            if count_mode {
+                return true;
+            }
+            let mut rs = Vec::new();
+            fmt.records(&mut rs, q, name, &line);
+            for r in rs {
+                if !recs.push(out, r) {
+                    more = false;
+                    return false;
+                }
+            }
+            true
+        };
+        let res = match input {
+            Input::Whole { bytes, has_holes } => {
+                search::search_forward(q, &bytes, has_holes, &ctx.opts, &mut emit, count_binary)
+            }
+            Input::Stream(mut r) => {
+                search::search_stream(q, &mut *r, &ctx.opts, &mut emit, count_binary)
+            }
+        };
+        let o = match res {
+            Ok(o) => o,
+            Err(SearchError::Io(e)) => {
+                ctx.error(name, &crate::io_error_text(&e));
+                continue;
+            }
+            Err(e) => {
+                ctx.error(name, &e.to_string());
+                continue;
+            }
+        };
+        if !quiet_mode {
+            ctx.binary_message(name, &o);
+        }
+        let sel = ctx.file_selected(&o);
+        any |= sel;
+        if args.quiet && sel {
+            return Err(());
+        }
+        if count_mode && !args.quiet {
+            let n = if o.is_binary && ctx.opts.binary == BinaryMode::WithoutMatch {
+                0
+            } else {
+                o.selected
+            };
+            let mut r = Vec::new();
+            if ctx.fmt.with_filename {
+                r.extend_from_slice(name);
+                r.push(if args.null { 0 } else { b':' });
+            }
+            r.extend_from_slice(n.to_string().as_bytes());
+            r.push(b'\n');
+            if !recs.push(out, r) {
+                more = false;
+            }
+        } else if ctx.listing() && !args.quiet {
+            let listed = if args.files_with_matches { sel } else { !sel };
+            if listed {
+                let mut r = name.clone();
+                r.push(if args.null { 0 } else { b'\n' });
+                if !recs.push(out, r) {
+                    more = false;
+                }
+            }
+        }
+    }
+    if args.files_without_match && !args.quiet {
+        // grep -L succeeds when it lists a file.
+        return Ok(recs.emitted > 0);
+    }
+    Ok(any)
+}
+
+/// `--tail N` over line records: files from last to first, each answered
+/// from its end, until N records are known.
+fn tail_lines(
+    ctx: &mut Ctx,
+    files: &[OsString],
+    names: &[Vec<u8>],
+    out: &mut Out,
+    n: u64,
+) -> Result<bool, ()> {
+    let n = usize::try_from(n).unwrap_or(usize::MAX);
+    let q = ctx.q;
+    let mut parts: Vec<Vec<Vec<u8>>> = Vec::new();
+    let mut have = 0usize;
+    let mut any = false;
+    for (f, name) in files.iter().zip(names).rev() {
+        let input = match open(f) {
+            Ok(i) => i,
+            Err(e) => {
+                ctx.error(name, &e.to_string());
+                continue;
+            }
+        };
+        if any && have >= n {
+            continue; // the answer is known; only errors still matter
+        }
+        let want = n.saturating_sub(have);
+        let fmt = ctx.fmt.clone();
+        let mut recs: Vec<Vec<u8>> = Vec::new();
+        let res = match input {
+            Input::Whole { bytes, has_holes } => {
+                let weight = |l: &[u8]| fmt.weight(q, l);
+                search::search_tail(q, &bytes, has_holes, want, &ctx.opts, &weight).map(
+                    |(lines, o)| {
+                        for l in &lines {
+                            fmt.records(&mut recs, q, name, l);
+                        }
+                        o
+                    },
+                )
+            }
+            Input::Stream(mut r) => {
+                let mut ring: VecDeque<Vec<u8>> = VecDeque::new();
+                let res = search::search_stream(
+                    q,
+                    &mut *r,
+                    &ctx.opts,
+                    &mut |q, line| {
+                        let mut rs = Vec::new();
+                        fmt.records(&mut rs, q, name, &line);
+                        for rec in rs {
+                            if want > 0 {
+                                if ring.len() == want {
+                                    ring.pop_front();
+                                }
+                                ring.push_back(rec);
+                            }
+                        }
+                        true
+                    },
+                    false,
+                );
+                recs = ring.into();
+                res
+            }
+        };
+        let o = match res {
+            Ok(o) => o,
+            Err(e) => {
+                let msg = match e {
+                    SearchError::Io(e) => crate::io_error_text(&e),
+                    e => e.to_string(),
+                };
+                ctx.error(name, &msg);
+                continue;
+            }
+        };
+        ctx.binary_message(name, &o);
+        any |= ctx.file_selected(&o);
+        if recs.len() > want {
+            recs.drain(..recs.len() - want);
+        }
+        have += recs.len();
+        parts.push(recs);
+    }
+    for part in parts.iter().rev() {
+        for r in part {
+            if !out.write(r) {
+                return Ok(any);
+            }
+        }
+    }
+    Ok(any)
+}

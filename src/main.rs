@@ -1,0 +1,6 @@
+//! The `grail` command: a thin shell over [`grail::cli::run`].
+
+fn main() {
+    let code = grail::cli::run(std::env::args_os().skip(1).collect());
+    std::process::exit(code);
+}

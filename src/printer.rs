@@ -1,0 +1,103 @@
+//! grep-exact output records: `FILE:`, `LINE:`, `OFFSET:` prefixes, the
+//! line or its `-o` matches, and a newline (added even when the input's last
+//! line had none).
+
+use crate::query::Query;
+use crate::search::Line;
+
+/// Which prefixes and body to print.
+#[derive(Clone, Debug, Default)]
+pub struct Format {
+    /// Prefix each record with the file name (`-H`).
+    pub with_filename: bool,
+    /// Prefix each record with the line number (`-n`).
+    pub line_number: bool,
+    /// Prefix each record with the byte offset (`-b`).
+    pub byte_offset: bool,
+    /// Print only the matched parts, one per record (`-o`).
+    pub only_matching: bool,
+    /// Print a NUL after file names instead of `:` (`-Z`).
+    pub null_after_name: bool,
+}
+
+impl Format {
+    /// Number of records `line` produces.
+    pub fn weight(&self, q: &Query, line: &[u8]) -> usize {
+        if !self.only_matching {
+            return 1;
+        }
+        if q.is_inverted() {
+            return 0;
+        }
+        q.matches(line).map_or(1, |m| m.len())
+    }
+
+    fn prefix(&self, out: &mut Vec<u8>, name: &[u8], number: u64, offset: u64) {
+        if self.with_filename {
+            out.extend_from_slice(name);
+            out.push(if self.null_after_name { 0 } else { b':' });
+        }
+        if self.line_number {
+            push_num(out, number);
+            out.push(b':');
+        }
+        if self.byte_offset {
+            push_num(out, offset);
+            out.push(b':');
+        }
+    }
+
+    /// Append the records of `line` to `out`; returns how many were written.
+    pub fn write(&self, out: &mut Vec<u8>, q: &Query, name: &[u8], line: &Line) -> usize {
+        if !self.only_matching {
+            self.prefix(out, name, line.number, line.offset);
+            out.extend_from_slice(&line.bytes);
+            out.push(b'\n');
+            return 1;
+        }
+        if q.is_inverted() {
+            return 0;
+        }
+        let ms = q.matches(&line.bytes).unwrap_or_default();
+        for &(s, e) in &ms {
+            self.prefix(out, name, line.number, line.offset + s as u64);
+            out.extend_from_slice(&line.bytes[s..e]);
+            out.push(b'\n');
+        }
+        ms.len()
+    }
+
+    /// Append the records of `line`, each as its own `Vec`, to `recs`.
+    pub fn records(&self, recs: &mut Vec<Vec<u8>>, q: &Query, name: &[u8], line: &Line) {
+        if !self.only_matching {
+            let mut r = Vec::with_capacity(line.bytes.len() + name.len() + 24);
+            self.write(&mut r, q, name, line);
+            recs.push(r);
+            return;
+        }
+        if q.is_inverted() {
+            return;
+        }
+        for (s, e) in q.matches(&line.bytes).unwrap_or_default() {
+            let mut r = Vec::new();
+            self.prefix(&mut r, name, line.number, line.offset + s as u64);
+            r.extend_from_slice(&line.bytes[s..e]);
+            r.push(b'\n');
+            recs.push(r);
+        }
+    }
+}
+
+fn push_num(out: &mut Vec<u8>, mut n: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
+}

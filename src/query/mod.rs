@@ -1,0 +1,358 @@
+//! Query compilation: grep patterns (includes) and grail's exclude patterns,
+//! each in its own syntax, compiled into two multi-pattern automata.
+//!
+//! A line is *selected* when (some include matches) XOR `invert`, and no
+//! exclude matches. Includes are searched over whole chunks (with literal
+//! prefilters); excludes are only ever run on a candidate line.
+
+mod parse;
+
+pub use parse::{PatternError, Syntax};
+
+use parse::Flags;
+use regex_automata::hybrid::dfa::{Cache as DfaCache, DFA};
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::pool::Pool;
+use regex_automata::{Anchored, Input, MatchKind};
+use regex_syntax::hir::Hir;
+use std::fmt;
+
+/// Upper bound on the memory of one compiled automaton (NFA) and of each lazy
+/// DFA cache. A pattern set that needs more is refused rather than allowed
+/// to exhaust memory.
+pub const AUTOMATON_SIZE_LIMIT: usize = 256 << 20;
+
+/// An error building a [`Query`]: names the pattern and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryError {
+    /// The offending pattern (lossy UTF-8), if the error is about one pattern.
+    pub pattern: Option<String>,
+    /// What is wrong, in GNU grep's words where grep has words for it.
+    pub message: String,
+    /// True when grep would accept the pattern but grail cannot run it exactly.
+    pub unsupported: bool,
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.pattern {
+            Some(p) => write!(f, "pattern '{}': {}", p, self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+/// Builds a [`Query`]. Patterns keep the syntax they were added with.
+///
+/// ```
+/// use grail::{QueryBuilder, Syntax};
+/// let q = QueryBuilder::new()
+///     .syntax(Syntax::Extended)
+///     .include("RuntimeError|ValueError")
+///     .exclude_with(Syntax::Basic, r"repo_utils\|FutureWarning")
+///     .build()
+///     .unwrap();
+/// assert!(q.is_selected(b"RuntimeError: CUDA out of memory"));
+/// assert!(!q.is_selected(b"FutureWarning: RuntimeError soon"));
+/// assert!(!q.is_selected(b"all good"));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct QueryBuilder {
+    syntax: Option<Syntax>,
+    includes: Vec<(Syntax, Vec<u8>)>,
+    excludes: Vec<(Option<Syntax>, Vec<u8>)>,
+    flags: Flags,
+    invert: bool,
+}
+
+impl QueryBuilder {
+    /// A builder with no patterns, BRE syntax, no flags.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The syntax of include patterns added after this call, and of exclude
+    /// patterns added with [`exclude`](Self::exclude) (at build time).
+    pub fn syntax(mut self, syntax: Syntax) -> Self {
+        self.syntax = Some(syntax);
+        self
+    }
+
+    fn cur(&self) -> Syntax {
+        self.syntax.unwrap_or(Syntax::Basic)
+    }
+
+    /// Add include patterns (split on `\n`, as grep does).
+    pub fn include(mut self, pattern: impl AsRef<[u8]>) -> Self {
+        let s = self.cur();
+        for p in split_lines(pattern.as_ref()) {
+            self.includes.push((s, p));
+        }
+        self
+    }
+
+    /// Add include patterns in an explicit syntax.
+    pub fn include_with(mut self, syntax: Syntax, pattern: impl AsRef<[u8]>) -> Self {
+        for p in split_lines(pattern.as_ref()) {
+            self.includes.push((syntax, p));
+        }
+        self
+    }
+
+    /// Add exclude patterns in the builder's final syntax (like `-N`).
+    pub fn exclude(mut self, pattern: impl AsRef<[u8]>) -> Self {
+        for p in split_lines(pattern.as_ref()) {
+            self.excludes.push((None, p));
+        }
+        self
+    }
+
+    /// Add exclude patterns in an explicit syntax (like `--not-E`).
+    pub fn exclude_with(mut self, syntax: Syntax, pattern: impl AsRef<[u8]>) -> Self {
+        for p in split_lines(pattern.as_ref()) {
+            self.excludes.push((Some(syntax), p));
+        }
+        self
+    }
+
+    /// `-i`: ASCII case-insensitive matching for every pattern.
+    pub fn ignore_case(mut self, yes: bool) -> Self {
+        self.flags.ignore_case = yes;
+        self
+    }
+
+    /// `-w`: every pattern must match whole words.
+    pub fn word(mut self, yes: bool) -> Self {
+        self.flags.word = yes;
+        self
+    }
+
+    /// `-x`: every pattern must match whole lines.
+    pub fn line(mut self, yes: bool) -> Self {
+        self.flags.line = yes;
+        self
+    }
+
+    /// `-v`: select lines that no include pattern matches.
+    pub fn invert(mut self, yes: bool) -> Self {
+        self.invert = yes;
+        self
+    }
+
+    /// Number of include patterns added so far.
+    pub fn include_count(&self) -> usize {
+        self.includes.len()
+    }
+
+    /// Compile the query.
+    pub fn build(&self) -> Result<Query, QueryError> {
+        let final_syntax = self.cur();
+        let translate_all = |pats: &mut dyn Iterator<Item = (Syntax, &Vec<u8>)>| {
+            let mut hirs = Vec::new();
+            for (syn, p) in pats {
+                let h = parse::translate(p, syn, self.flags).map_err(|e| {
+                    let (message, unsupported) = match e {
+                        PatternError::Invalid(m) => (m, false),
+                        PatternError::Unsupported(m) => (m, true),
+                    };
+                    QueryError {
+                        pattern: Some(String::from_utf8_lossy(p).into_owned()),
+                        message,
+                        unsupported,
+                    }
+                })?;
+                hirs.push(h);
+            }
+            Ok::<_, QueryError>(hirs)
+        };
+        let inc = translate_all(&mut self.includes.iter().map(|(s, p)| (*s, p)))?;
+        let exc = translate_all(
+            &mut self
+                .excludes
+                .iter()
+                .map(|(s, p)| (s.unwrap_or(final_syntax), p)),
+        )?;
+        let include = compile(&inc, MatchKind::LeftmostFirst)?;
+        let exclude = compile(&exc, MatchKind::LeftmostFirst)?;
+        Ok(Query {
+            include_hirs: inc,
+            include,
+            exclude,
+            invert: self.invert,
+            longest: std::sync::OnceLock::new(),
+        })
+    }
+}
+
+fn split_lines(p: &[u8]) -> Vec<Vec<u8>> {
+    p.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
+}
+
+fn compile(hirs: &[Hir], kind: MatchKind) -> Result<Option<Regex>, QueryError> {
+    if hirs.is_empty() {
+        return Ok(None);
+    }
+    let config = meta::Config::new()
+        .match_kind(kind)
+        .utf8_empty(false)
+        .nfa_size_limit(Some(AUTOMATON_SIZE_LIMIT))
+        .onepass_size_limit(Some(AUTOMATON_SIZE_LIMIT))
+        .dfa_size_limit(Some(AUTOMATON_SIZE_LIMIT / 4))
+        .hybrid_cache_capacity(64 << 20);
+    meta::Builder::new()
+        .configure(config)
+        .build_many_from_hir(hirs)
+        .map(Some)
+        .map_err(|e| QueryError {
+            pattern: None,
+            message: format!(
+                "pattern set too large to compile within {} MiB: {}",
+                AUTOMATON_SIZE_LIMIT >> 20,
+                e
+            ),
+            unsupported: true,
+        })
+}
+
+/// A compiled query: include automaton, exclude automaton, inversion.
+pub struct Query {
+    include_hirs: Vec<Hir>,
+    include: Option<Regex>,
+    exclude: Option<Regex>,
+    invert: bool,
+    longest: std::sync::OnceLock<Result<LongestMatcher, QueryError>>,
+}
+
+impl fmt::Debug for Query {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Query")
+            .field("includes", &self.include_hirs.len())
+            .field("has_exclude", &self.exclude.is_some())
+            .field("invert", &self.invert)
+            .finish()
+    }
+}
+
+struct LongestMatcher {
+    dfa: DFA,
+    pool: Pool<DfaCache, Box<dyn Fn() -> DfaCache + Send + Sync>>,
+}
+
+impl Query {
+    /// True when `-v` is in effect.
+    pub fn is_inverted(&self) -> bool {
+        self.invert
+    }
+
+    /// True when there are exclude patterns.
+    pub fn has_excludes(&self) -> bool {
+        self.exclude.is_some()
+    }
+
+    /// Whether an include pattern matches somewhere in `line` (no newline in it).
+    pub fn include_matches(&self, line: &[u8]) -> bool {
+        match &self.include {
+            None => false,
+            Some(re) => re.is_match(Input::new(line).earliest(true)),
+        }
+    }
+
+    /// Whether an exclude pattern matches somewhere in `line`.
+    pub fn exclude_matches(&self, line: &[u8]) -> bool {
+        match &self.exclude {
+            None => false,
+            Some(re) => re.is_match(Input::new(line).earliest(true)),
+        }
+    }
+
+    /// Whether `line` (without its newline) is selected.
+    pub fn is_selected(&self, line: &[u8]) -> bool {
+        self.include_matches(line) != self.invert && !self.exclude_matches(line)
+    }
+
+    /// The end offset of some include match in `hay[range]`, searching with
+    /// look-around context from the whole of `hay`. Used by the scanners.
+    pub(crate) fn find_include_end(&self, hay: &[u8], start: usize, end: usize) -> Option<usize> {
+        let re = self.include.as_ref()?;
+        let input = Input::new(hay).range(start..end).earliest(true);
+        re.search_half(&input).map(|m| m.offset())
+    }
+
+    /// The end offset of some exclude match in `hay[start..end]`.
+    pub(crate) fn find_exclude_end(&self, hay: &[u8], start: usize, end: usize) -> Option<usize> {
+        let re = self.exclude.as_ref()?;
+        let input = Input::new(hay).range(start..end).earliest(true);
+        re.search_half(&input).map(|m| m.offset())
+    }
+
+    fn longest(&self) -> Result<&LongestMatcher, QueryError> {
+        self.longest
+            .get_or_init(|| {
+                let err = |e: String| QueryError {
+                    pattern: None,
+                    message: format!("pattern set too large for -o: {e}"),
+                    unsupported: true,
+                };
+                let nfa = regex_automata::nfa::thompson::Compiler::new()
+                    .configure(
+                        regex_automata::nfa::thompson::Config::new()
+                            .nfa_size_limit(Some(AUTOMATON_SIZE_LIMIT))
+                            .utf8(false),
+                    )
+                    .build_many_from_hir(&self.include_hirs)
+                    .map_err(|e| err(e.to_string()))?;
+                let dfa = DFA::builder()
+                    .configure(
+                        DFA::config()
+                            .match_kind(MatchKind::All)
+                            .cache_capacity(64 << 20)
+                            .skip_cache_capacity_check(true),
+                    )
+                    .build_from_nfa(nfa)
+                    .map_err(|e| err(e.to_string()))?;
+                let d2 = dfa.clone();
+                let create: Box<dyn Fn() -> DfaCache + Send + Sync> =
+                    Box::new(move || d2.create_cache());
+                Ok(LongestMatcher {
+                    dfa,
+                    pool: Pool::new(create),
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Leftmost-longest include matches in `line`, as GNU grep's `-o` and
+    /// `--color` report them: non-empty matches only, left to right.
+    pub fn matches(&self, line: &[u8]) -> Result<Vec<(usize, usize)>, QueryError> {
+        let mut out = Vec::new();
+        let Some(re) = &self.include else {
+            return Ok(out);
+        };
+        let lm = self.longest()?;
+        let mut cache = lm.pool.get();
+        let mut pos = 0;
+        while pos < line.len() {
+            let Some(m) = re.search(&Input::new(line).range(pos..)) else {
+                break;
+            };
+            let s = m.start();
+            // Longest match from the leftmost start.
+            let input = Input::new(line).range(s..).anchored(Anchored::Yes);
+            let e = match lm.dfa.try_search_fwd(&mut cache, &input) {
+                Ok(Some(hm)) => hm.offset().max(m.end()),
+                _ => m.end(),
+            };
+            if e == s {
+                // Empty match: GNU makes minimal progress and looks again.
+                pos = s + 1;
+                continue;
+            }
+            out.push((s, e));
+            pos = e;
+        }
+        Ok(out)
+    }
+}

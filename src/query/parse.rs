@@ -1,0 +1,621 @@
+//! GNU grep pattern syntax (BRE, ERE, fixed strings) translated to
+//! `regex-syntax` HIR, with the semantics of GNU grep 3.8 under `LC_ALL=C`.
+//!
+//! The translation is written by hand rather than by rewriting the pattern
+//! into another regex dialect because the two dialects disagree on many small
+//! points (where `*` is literal, when `{` starts an interval, what `[^a]`
+//! matches across lines). Every rule below was checked against GNU grep 3.8;
+//! the conformance tests in `tests/conformance.rs` pin them.
+//!
+//! Rules that matter for whole-buffer searching: no class, escape or `.` ever
+//! matches `\n`, so a match can never cross a line, and `^`/`$` are the
+//! line-anchored look-arounds `StartLF`/`EndLF`.
+
+use regex_syntax::hir::{Class, ClassBytes, ClassBytesRange, Hir, Look, Repetition};
+
+/// The largest repetition count GNU regex accepts (`RE_DUP_MAX`).
+const RE_DUP_MAX: u32 = 0x7fff;
+
+/// Pattern dialect, as selected by grep's `-G`, `-E` and `-F`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Syntax {
+    /// POSIX basic regular expressions with GNU extensions (`grep -G`, the default).
+    Basic,
+    /// POSIX extended regular expressions (`grep -E`).
+    Extended,
+    /// Fixed strings (`grep -F`).
+    Fixed,
+}
+
+/// Why a pattern could not be translated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PatternError {
+    /// The pattern is invalid; the text is GNU grep's own message.
+    Invalid(String),
+    /// The pattern is valid for GNU grep but uses a feature grail cannot run
+    /// exactly (back-references).
+    Unsupported(String),
+}
+
+/// Flags that change how every pattern is translated.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Flags {
+    /// `-i`: ASCII case-insensitive (the C locale has no other letters).
+    pub ignore_case: bool,
+    /// `-w`: the match must be preceded and followed by a non-word byte or a line edge.
+    pub word: bool,
+    /// `-x`: the match must be the whole line.
+    pub line: bool,
+}
+
+/// Translate one pattern (no newlines: the caller splits on them) into HIR.
+pub fn translate(pattern: &[u8], syntax: Syntax, flags: Flags) -> Result<Hir, PatternError> {
+    let core = match syntax {
+        Syntax::Fixed => literal_hir(pattern, flags.ignore_case),
+        Syntax::Basic | Syntax::Extended => {
+            let mut p = Parser {
+                pat: pattern,
+                pos: 0,
+                ere: syntax == Syntax::Extended,
+                icase: flags.ignore_case,
+            };
+            let hir = p.parse_alternation(0)?;
+            if p.pos != p.pat.len() {
+                // Only an unmatched closing group can stop the top level early.
+                return Err(PatternError::Invalid("Unmatched ) or \\)".into()));
+            }
+            hir
+        }
+    };
+    Ok(wrap(core, flags))
+}
+
+/// Apply `-x` / `-w` around a translated pattern.
+fn wrap(core: Hir, flags: Flags) -> Hir {
+    if flags.line {
+        Hir::concat(vec![Hir::look(Look::StartLF), core, Hir::look(Look::EndLF)])
+    } else if flags.word {
+        // GNU's -w: some match of the pattern that is preceded by a non-word
+        // byte (or the line start) and followed by one (or the line end).
+        // The half-boundaries say exactly that, unlike `\b`, which would
+        // also need the match's own first byte to be a word byte.
+        Hir::concat(vec![
+            Hir::look(Look::WordStartHalfAscii),
+            core,
+            Hir::look(Look::WordEndHalfAscii),
+        ])
+    } else {
+        core
+    }
+}
+
+fn literal_hir(bytes: &[u8], icase: bool) -> Hir {
+    if !icase || !bytes.iter().any(u8::is_ascii_alphabetic) {
+        return Hir::literal(bytes.to_vec());
+    }
+    Hir::concat(bytes.iter().map(|&b| byte_hir(b, true)).collect())
+}
+
+fn byte_hir(b: u8, icase: bool) -> Hir {
+    if icase && b.is_ascii_alphabetic() {
+        let mut c = ClassBytes::new([ClassBytesRange::new(b, b)]);
+        c.case_fold_simple();
+        Hir::class(Class::Bytes(c))
+    } else {
+        Hir::literal(vec![b])
+    }
+}
+
+fn class_hir(mut set: ClassBytes, icase: bool) -> Hir {
+    if icase {
+        set.case_fold_simple();
+    }
+    // No class ever matches the line terminator.
+    set.difference(&ClassBytes::new([ClassBytesRange::new(b'\n', b'\n')]));
+    Hir::class(Class::Bytes(set))
+}
+
+fn ranges(rs: &[(u8, u8)]) -> ClassBytes {
+    ClassBytes::new(rs.iter().map(|&(a, b)| ClassBytesRange::new(a, b)))
+}
+
+fn word_class() -> ClassBytes {
+    ranges(&[(b'0', b'9'), (b'A', b'Z'), (b'_', b'_'), (b'a', b'z')])
+}
+
+fn space_class() -> ClassBytes {
+    ranges(&[(b'\t', b'\r'), (b' ', b' ')])
+}
+
+fn negated(mut c: ClassBytes) -> ClassBytes {
+    c.negate();
+    c
+}
+
+/// A POSIX character class in the C locale.
+fn named_class(name: &[u8]) -> Option<ClassBytes> {
+    Some(match name {
+        b"alpha" => ranges(&[(b'A', b'Z'), (b'a', b'z')]),
+        b"digit" => ranges(&[(b'0', b'9')]),
+        b"alnum" => ranges(&[(b'0', b'9'), (b'A', b'Z'), (b'a', b'z')]),
+        b"upper" => ranges(&[(b'A', b'Z')]),
+        b"lower" => ranges(&[(b'a', b'z')]),
+        b"space" => space_class(),
+        b"blank" => ranges(&[(b'\t', b'\t'), (b' ', b' ')]),
+        b"punct" => ranges(&[(b'!', b'/'), (b':', b'@'), (b'[', b'`'), (b'{', b'~')]),
+        b"print" => ranges(&[(b' ', b'~')]),
+        b"graph" => ranges(&[(b'!', b'~')]),
+        b"cntrl" => ranges(&[(0, 0x1f), (0x7f, 0x7f)]),
+        b"xdigit" => ranges(&[(b'0', b'9'), (b'A', b'F'), (b'a', b'f')]),
+        _ => return None,
+    })
+}
+
+fn invalid(msg: &str) -> PatternError {
+    PatternError::Invalid(msg.to_string())
+}
+
+struct Parser<'a> {
+    pat: &'a [u8],
+    pos: usize,
+    ere: bool,
+    icase: bool,
+}
+
+/// One element of a branch, before repetition operators are applied.
+enum Piece {
+    Atom(Hir),
+    /// A `^` anchor in BRE: `*` right after it is literal.
+    BreCaret,
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.pat.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, off: usize) -> Option<u8> {
+        self.pat.get(self.pos + off).copied()
+    }
+
+    fn at_alt(&self) -> bool {
+        if self.ere {
+            self.peek() == Some(b'|')
+        } else {
+            self.peek() == Some(b'\\') && self.peek_at(1) == Some(b'|')
+        }
+    }
+
+    fn at_close(&self) -> bool {
+        if self.ere {
+            self.peek() == Some(b')')
+        } else {
+            self.peek() == Some(b'\\') && self.peek_at(1) == Some(b')')
+        }
+    }
+
+    fn parse_alternation(&mut self, depth: usize) -> Result<Hir, PatternError> {
+        let mut branches = vec![self.parse_branch(depth)?];
+        while self.at_alt() {
+            self.pos += if self.ere { 1 } else { 2 };
+            branches.push(self.parse_branch(depth)?);
+        }
+        Ok(if branches.len() == 1 {
+            branches.pop().unwrap()
+        } else {
+            Hir::alternation(branches)
+        })
+    }
+
+    fn parse_branch(&mut self, depth: usize) -> Result<Hir, PatternError> {
+        let mut items: Vec<Hir> = Vec::new();
+        // The last piece, still open to repetition operators.
+        let mut last: Option<Piece> = None;
+        loop {
+            let Some(c) = self.peek() else { break };
+            if self.at_alt() {
+                break;
+            }
+            if self.at_close() {
+                if depth > 0 {
+                    break;
+                }
+                if self.ere {
+                    // An unmatched `)` in ERE is an ordinary character.
+                    self.pos += 1;
+                    push_piece(&mut items, &mut last, Piece::Atom(byte_hir(b')', false)));
+                    continue;
+                }
+                return Err(invalid("Unmatched ) or \\)"));
+            }
+            // Repetition operators.
+            if let Some((min, max, len)) = self.repetition_op()? {
+                match last.take() {
+                    Some(Piece::Atom(h)) => {
+                        self.pos += len;
+                        last = Some(Piece::Atom(Hir::repetition(Repetition {
+                            min,
+                            max,
+                            greedy: true,
+                            sub: Box::new(h),
+                        })));
+                        continue;
+                    }
+                    other => {
+                        last = other;
+                        if self.ere {
+                            // ERE: an operator with nothing before it repeats
+                            // the empty string (GNU warns and goes on).
+                            self.pos += len;
+                            continue;
+                        }
+                        // BRE: `*` (or `\{`, `\+`, `\?`) at the start of an
+                        // expression or after a leading `^` is literal.
+                        let lit = if c == b'*' {
+                            self.pos += 1;
+                            b'*'
+                        } else {
+                            self.pos += 2;
+                            self.pat[self.pos - 1]
+                        };
+                        push_piece(
+                            &mut items,
+                            &mut last,
+                            Piece::Atom(byte_hir(lit, self.icase)),
+                        );
+                        continue;
+                    }
+                }
+            }
+            let at_start = items.is_empty() && last.is_none();
+            let piece = self.parse_atom(depth, at_start)?;
+            push_piece(&mut items, &mut last, piece);
+        }
+        if let Some(p) = last {
+            items.push(piece_hir(p));
+        }
+        Ok(match items.len() {
+            0 => Hir::empty(),
+            1 => items.pop().unwrap(),
+            _ => Hir::concat(items),
+        })
+    }
+
+    /// If a repetition operator starts here, return (min, max, length).
+    /// An ERE `{` that does not start a valid interval is not an operator.
+    fn repetition_op(&self) -> Result<Option<(u32, Option<u32>, usize)>, PatternError> {
+        let c = self.peek().unwrap();
+        if c == b'*' {
+            return Ok(Some((0, None, 1)));
+        }
+        if self.ere {
+            return match c {
+                b'+' => Ok(Some((1, None, 1))),
+                b'?' => Ok(Some((0, Some(1), 1))),
+                b'{' => self.interval(self.pos + 1),
+                _ => Ok(None),
+            };
+        }
+        if c != b'\\' {
+            return Ok(None);
+        }
+        match self.peek_at(1) {
+            Some(b'+') => Ok(Some((1, None, 2))),
+            Some(b'?') => Ok(Some((0, Some(1), 2))),
+            Some(b'{') => self.interval(self.pos + 2),
+            _ => Ok(None),
+        }
+    }
+
+    /// Parse an interval body starting at `start` (just after `{` / `\{`).
+    fn interval(&self, start: usize) -> Result<Option<(u32, Option<u32>, usize)>, PatternError> {
+        let p = self.pat;
+        let mut i = start;
+        let num = |i: &mut usize| -> Option<u32> {
+            let s = *i;
+            let mut v: u32 = 0;
+            while *i < p.len() && p[*i].is_ascii_digit() {
+                v = (v * 10 + u32::from(p[*i] - b'0')).min(RE_DUP_MAX + 1);
+                *i += 1;
+            }
+            (*i > s).then_some(v)
+        };
+        let min = num(&mut i);
+        let mut max = min;
+        let mut comma = false;
+        if i < p.len() && p[i] == b',' {
+            comma = true;
+            i += 1;
+            max = num(&mut i);
+        }
+        let close_ok = if self.ere {
+            i < p.len() && p[i] == b'}'
+        } else {
+            i + 1 < p.len() && p[i] == b'\\' && p[i + 1] == b'}'
+        };
+        let body_empty = min.is_none() && !comma;
+        if !close_ok {
+            if self.ere {
+                return Ok(None); // `{` is an ordinary character
+            }
+            return Err(invalid("Unmatched \\{"));
+        }
+        if body_empty {
+            return Err(invalid("Invalid content of \\{\\}"));
+        }
+        let min_v = min.unwrap_or(0);
+        if let Some(m) = max {
+            if min_v > m {
+                return Err(invalid("Invalid content of \\{\\}"));
+            }
+            if m > RE_DUP_MAX {
+                return Err(invalid("Regular expression too big"));
+            }
+        }
+        if min_v > RE_DUP_MAX {
+            return Err(invalid("Regular expression too big"));
+        }
+        let end = i + if self.ere { 1 } else { 2 };
+        let max = if comma { max } else { Some(min_v) };
+        Ok(Some((min_v, max, end - self.pos)))
+    }
+
+    fn parse_atom(&mut self, depth: usize, at_start: bool) -> Result<Piece, PatternError> {
+        let c = self.peek().unwrap();
+        match c {
+            b'.' => {
+                self.pos += 1;
+                Ok(Piece::Atom(class_hir(ranges(&[(0, 255)]), false)))
+            }
+            b'[' => {
+                self.pos += 1;
+                Ok(Piece::Atom(self.parse_bracket()?))
+            }
+            b'^' => {
+                self.pos += 1;
+                if self.ere {
+                    Ok(Piece::Atom(Hir::look(Look::StartLF)))
+                } else if at_start {
+                    Ok(Piece::BreCaret)
+                } else {
+                    Ok(Piece::Atom(byte_hir(b'^', false)))
+                }
+            }
+            b'$' => {
+                self.pos += 1;
+                if self.ere
+                    || self.pos == self.pat.len()
+                    || self.at_alt()
+                    || (depth > 0 && self.at_close())
+                {
+                    Ok(Piece::Atom(Hir::look(Look::EndLF)))
+                } else {
+                    Ok(Piece::Atom(byte_hir(b'$', false)))
+                }
+            }
+            b'(' if self.ere => {
+                self.pos += 1;
+                self.group(depth)
+            }
+            b'\\' => self.parse_escape(depth),
+            _ => {
+                self.pos += 1;
+                Ok(Piece::Atom(byte_hir(c, self.icase)))
+            }
+        }
+    }
+
+    fn group(&mut self, depth: usize) -> Result<Piece, PatternError> {
+        let inner = self.parse_alternation(depth + 1)?;
+        if !self.at_close() {
+            return Err(invalid("Unmatched ( or \\("));
+        }
+        self.pos += if self.ere { 1 } else { 2 };
+        Ok(Piece::Atom(inner))
+    }
+
+    fn parse_escape(&mut self, depth: usize) -> Result<Piece, PatternError> {
+        let Some(e) = self.peek_at(1) else {
+            return Err(invalid("Trailing backslash"));
+        };
+        self.pos += 2;
+        let atom = match e {
+            b'(' if !self.ere => return self.group(depth),
+            b'1'..=b'9' => {
+                return Err(PatternError::Unsupported(format!(
+                    "back-reference \\{} is not supported (grail runs only patterns it can match \
+                     exactly with a finite automaton)",
+                    e as char
+                )))
+            }
+            b'w' => class_hir(word_class(), false),
+            b'W' => class_hir(negated(word_class()), false),
+            b's' => class_hir(space_class(), false),
+            b'S' => class_hir(negated(space_class()), false),
+            b'b' => Hir::look(Look::WordAscii),
+            b'B' => Hir::look(Look::WordAsciiNegate),
+            b'<' => Hir::look(Look::WordStartAscii),
+            b'>' => Hir::look(Look::WordEndAscii),
+            b'`' => Hir::look(Look::StartLF),
+            b'\'' => Hir::look(Look::EndLF),
+            // Anything else escaped is itself (GNU 3.8 warns about stray `\`).
+            other => byte_hir(other, self.icase),
+        };
+        Ok(Piece::Atom(atom))
+    }
+
+    /// Parse a bracket expression; `self.pos` is just after `[`.
+    fn parse_bracket(&mut self) -> Result<Hir, PatternError> {
+        const UNMATCHED: &str = "Unmatched [, [^, [:, [., or [=";
+        let p = self.pat;
+        let mut i = self.pos;
+        let mut negate = false;
+        if p.get(i) == Some(&b'^') {
+            negate = true;
+            i += 1;
+        }
+        let content_start = i;
+        let mut set = ClassBytes::empty();
+        let mut first = true;
+        // The previous single byte that may start a range.
+        let mut prev: Option<u8> = None;
+        loop {
+            let Some(&c) = p.get(i) else {
+                return Err(invalid(UNMATCHED));
+            };
+            if c == b']' && !first {
+                break;
+            }
+            first = false;
+            // Element: a class, equivalence class, collating symbol or byte.
+            if c == b'[' && matches!(p.get(i + 1), Some(b':') | Some(b'=') | Some(b'.')) {
+                let kind = p[i + 1];
+                let body = i + 2;
+                let mut j = body;
+                loop {
+                    if j + 1 >= p.len() {
+                        return Err(invalid(UNMATCHED));
+                    }
+                    if p[j] == kind && p[j + 1] == b']' {
+                        break;
+                    }
+                    j += 1;
+                }
+                let name = &p[body..j];
+                i = j + 2;
+                match kind {
+                    b':' => {
+                        let cls = named_class(name)
+                            .ok_or_else(|| invalid("Invalid character class name"))?;
+                        set.union(&cls);
+                        if p.get(i) == Some(&b'-') && p.get(i + 1) != Some(&b']') {
+                            return Err(invalid("Invalid range end"));
+                        }
+                        prev = None;
+                    }
+                    _ => {
+                        if name.len() != 1 {
+                            return Err(invalid("Invalid collation character"));
+                        }
+                        let b = name[0];
+                        set.push(ClassBytesRange::new(b, b));
+                        prev = Some(b);
+                    }
+                }
+                continue;
+            }
+            // A range `a-z` (the `-` must not be the last byte before `]`).
+            if c == b'-' && i != content_start && p.get(i + 1) != Some(&b']') {
+                let Some(lo) = prev else {
+                    return Err(invalid("Invalid range end"));
+                };
+                i += 1;
+                let hi = match p.get(i) {
+                    None => return Err(invalid(UNMATCHED)),
+                    Some(b'[') if p.get(i + 1) == Some(&b'.') || p.get(i + 1) == Some(&b'=') => {
+                        let kind = p[i + 1];
+                        let body = i + 2;
+                        let mut j = body;
+                        loop {
+                            if j + 1 >= p.len() {
+                                return Err(invalid(UNMATCHED));
+                            }
+                            if p[j] == kind && p[j + 1] == b']' {
+                                break;
+                            }
+                            j += 1;
+                        }
+                        if j - body != 1 {
+                            return Err(invalid("Invalid collation character"));
+                        }
+                        let b = p[body];
+                        i = j + 2;
+                        b
+                    }
+                    Some(b'[') if p.get(i + 1) == Some(&b':') => {
+                        return Err(invalid("Invalid range end"));
+                    }
+                    Some(&b) => {
+                        i += 1;
+                        b
+                    }
+                };
+                if hi < lo {
+                    return Err(invalid("Invalid range end"));
+                }
+                set.push(ClassBytesRange::new(lo, hi));
+                // A range end cannot start another range.
+                prev = None;
+                if p.get(i) == Some(&b'-') && p.get(i + 1) != Some(&b']') {
+                    return Err(invalid("Invalid range end"));
+                }
+                continue;
+            }
+            set.push(ClassBytesRange::new(c, c));
+            prev = Some(c);
+            i += 1;
+        }
+        let content = &p[content_start..i];
+        self.pos = i + 1;
+        if content.len() >= 2 && content[0] == b':' && content[content.len() - 1] == b':' {
+            return Err(invalid(
+                "character class syntax is [[:space:]], not [:space:]",
+            ));
+        }
+        if negate {
+            if self.icase {
+                set.case_fold_simple();
+            }
+            set.negate();
+            return Ok(class_hir(set, false));
+        }
+        Ok(class_hir(set, self.icase))
+    }
+}
+
+fn piece_hir(p: Piece) -> Hir {
+    match p {
+        Piece::Atom(h) => h,
+        Piece::BreCaret => Hir::look(Look::StartLF),
+    }
+}
+
+fn push_piece(items: &mut Vec<Hir>, last: &mut Option<Piece>, next: Piece) {
+    if let Some(p) = last.take() {
+        items.push(piece_hir(p));
+    }
+    *last = Some(next);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(p: &str, s: Syntax) -> bool {
+        translate(p.as_bytes(), s, Flags::default()).is_ok()
+    }
+
+    #[test]
+    fn errors_match_gnu_messages() {
+        let e = |p: &str, s| translate(p.as_bytes(), s, Flags::default()).unwrap_err();
+        assert_eq!(e("a\\{1", Syntax::Basic), invalid("Unmatched \\{"));
+        assert_eq!(e("(a", Syntax::Extended), invalid("Unmatched ( or \\("));
+        assert_eq!(
+            e("[a", Syntax::Extended),
+            invalid("Unmatched [, [^, [:, [., or [=")
+        );
+        assert_eq!(e("a\\", Syntax::Basic), invalid("Trailing backslash"));
+        assert_eq!(e("[z-a]", Syntax::Basic), invalid("Invalid range end"));
+        assert!(matches!(
+            e("\\(a\\)\\1", Syntax::Basic),
+            PatternError::Unsupported(_)
+        ));
+    }
+
+    #[test]
+    fn ere_brace_without_interval_is_literal() {
+        assert!(ok("a{1", Syntax::Extended));
+        assert!(ok("a{x", Syntax::Extended));
+        assert!(!ok("x{}", Syntax::Extended));
+    }
+}

@@ -1,0 +1,338 @@
+//! Scanning: find the selected lines of a line-aligned byte range, forwards
+//! in parallel ordered batches of chunks, or backwards from the end for an
+//! exact tail. All paths share [`scan_region`], so they cannot disagree about
+//! which lines are selected; the property tests check that they also agree
+//! about order, numbering and stopping.
+
+pub mod binary;
+
+use crate::query::Query;
+use memchr::{memchr, memrchr};
+use rayon::prelude::*;
+use std::collections::VecDeque;
+
+/// A selected line: byte range `[start, end)` without its newline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    /// Offset of the first byte of the line.
+    pub start: usize,
+    /// Offset just past the last byte of the line (the `\n`, or the end of input).
+    pub end: usize,
+}
+
+/// How a scan splits its input.
+#[derive(Clone, Copy, Debug)]
+pub struct ScanConfig {
+    /// Target chunk size in bytes for parallel forward scans (at least 1;
+    /// chunks always end at line boundaries, so a long line makes a chunk longer).
+    pub chunk_size: usize,
+    /// First chunk size of the backward tail scan (it doubles each batch up
+    /// to `chunk_size.max(tail_start)`).
+    pub tail_start: usize,
+    /// Run chunks on the rayon pool (false: one thread, same results).
+    pub parallel: bool,
+}
+
+impl Default for ScanConfig {
+    fn default() -> Self {
+        ScanConfig {
+            chunk_size: 4 << 20,
+            tail_start: 64 << 10,
+            parallel: true,
+        }
+    }
+}
+
+/// Scan `hay[start..end]` (`start` must be a line start; `end` a line start
+/// or `hay.len()`), calling `f` with every selected line in order until it
+/// returns false. Returns false if stopped by `f`.
+pub fn scan_region(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    f: &mut dyn FnMut(Hit) -> bool,
+) -> bool {
+    if q.is_inverted() {
+        return scan_inverted(q, hay, start, end, f);
+    }
+    let mut pos = start;
+    while pos < end {
+        let Some(m) = q.find_include_end(hay, pos, end) else {
+            break;
+        };
+        let ls = memrchr(b'\n', &hay[pos..m]).map_or(pos, |i| pos + i + 1);
+        if m == end && ls == end {
+            // An empty match at a line start that belongs to the next region
+            // (or to nothing, after the final newline).
+            break;
+        }
+        let le = memchr(b'\n', &hay[m..end]).map_or(end, |i| m + i);
+        if !q.exclude_matches(&hay[ls..le]) && !f(Hit { start: ls, end: le }) {
+            return false;
+        }
+        pos = le + 1;
+    }
+    true
+}
+
+/// Lines of `hay[a..b]` (line-aligned), none of which matches an include:
+/// all are selected unless excluded.
+fn emit_unmatched(
+    q: &Query,
+    hay: &[u8],
+    a: usize,
+    b: usize,
+    f: &mut dyn FnMut(Hit) -> bool,
+) -> bool {
+    let mut pos = a;
+    while pos < b {
+        // Next excluded line in [pos, b), if any.
+        let stop = match q.find_exclude_end(hay, pos, b) {
+            Some(m) => {
+                let ls = memrchr(b'\n', &hay[pos..m]).map_or(pos, |i| pos + i + 1);
+                if m == b && ls == b {
+                    (b, None)
+                } else {
+                    let le = memchr(b'\n', &hay[m..b]).map_or(b, |i| m + i);
+                    (ls, Some(le))
+                }
+            }
+            None => (b, None),
+        };
+        let mut p = pos;
+        while p < stop.0 {
+            let le = memchr(b'\n', &hay[p..stop.0]).map_or(stop.0, |i| p + i);
+            if !f(Hit { start: p, end: le }) {
+                return false;
+            }
+            p = le + 1;
+        }
+        match stop.1 {
+            Some(le) => pos = le + 1,
+            None => break,
+        }
+    }
+    true
+}
+
+fn scan_inverted(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    f: &mut dyn FnMut(Hit) -> bool,
+) -> bool {
+    let mut pos = start;
+    while pos < end {
+        let (gap_end, next) = match q.find_include_end(hay, pos, end) {
+            Some(m) => {
+                let ls = memrchr(b'\n', &hay[pos..m]).map_or(pos, |i| pos + i + 1);
+                if m == end && ls == end {
+                    (end, None)
+                } else {
+                    let le = memchr(b'\n', &hay[m..end]).map_or(end, |i| m + i);
+                    (ls, Some(le + 1))
+                }
+            }
+            None => (end, None),
+        };
+        if !emit_unmatched(q, hay, pos, gap_end, f) {
+            return false;
+        }
+        match next {
+            Some(n) => pos = n,
+            None => break,
+        }
+    }
+    true
+}
+
+/// Start of the line containing offset `i` (`i <= hay.len()`).
+pub fn line_start(hay: &[u8], i: usize) -> usize {
+    memrchr(b'\n', &hay[..i]).map_or(0, |p| p + 1)
+}
+
+/// The first line start at or after `i`.
+pub fn next_line_start(hay: &[u8], i: usize, end: usize) -> usize {
+    if i == 0 || i >= end {
+        return i.min(end);
+    }
+    if hay[i - 1] == b'\n' {
+        return i;
+    }
+    memchr(b'\n', &hay[i..end]).map_or(end, |p| i + p + 1)
+}
+
+/// Split `[start, end)` into line-aligned chunks of about `size` bytes.
+pub fn chunks(hay: &[u8], start: usize, end: usize, size: usize) -> Vec<(usize, usize)> {
+    let size = size.max(1);
+    let mut out = Vec::new();
+    let mut s = start;
+    while s < end {
+        let e = next_line_start(hay, s.saturating_add(size).min(end), end);
+        let e = if e <= s { end } else { e };
+        out.push((s, e));
+        s = e;
+    }
+    out
+}
+
+/// Count `\n` bytes in `hay[a..b]`, in parallel for large ranges.
+pub fn count_newlines(hay: &[u8], a: usize, b: usize, parallel: bool) -> u64 {
+    const PAR: usize = 8 << 20;
+    if !parallel || b - a < PAR {
+        return memchr::memchr_iter(b'\n', &hay[a..b]).count() as u64;
+    }
+    hay[a..b]
+        .par_chunks(PAR)
+        .map(|c| memchr::memchr_iter(b'\n', c).count() as u64)
+        .sum()
+}
+
+/// Index of the first NUL byte in `hay`, in parallel for large inputs.
+pub fn first_nul(hay: &[u8], parallel: bool) -> Option<usize> {
+    const PAR: usize = 8 << 20;
+    if !parallel || hay.len() < PAR {
+        return memchr(0, hay);
+    }
+    hay.par_chunks(PAR)
+        .enumerate()
+        .filter_map(|(i, c)| memchr(0, c).map(|p| i * PAR + p))
+        .min()
+}
+
+/// Results of one chunk of a forward scan.
+pub struct ChunkHits {
+    /// Chunk range.
+    pub range: (usize, usize),
+    /// Selected lines, in order.
+    pub hits: Vec<Hit>,
+    /// True if the chunk stopped early because `limit` hits were found.
+    pub truncated: bool,
+}
+
+/// Scan `[start, end)` forwards in ordered batches of parallel chunks, giving
+/// each batch's chunks to `consume` in file order until it returns false.
+/// `limit` caps hits per chunk (a chunk never needs more than the caller's
+/// remaining budget).
+pub fn forward(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    cfg: &ScanConfig,
+    limit: Option<usize>,
+    consume: &mut dyn FnMut(ChunkHits) -> bool,
+) {
+    let all = chunks(hay, start, end, cfg.chunk_size);
+    let batch = if cfg.parallel {
+        rayon::current_num_threads().max(1) * 2
+    } else {
+        1
+    };
+    let run = |&(a, b): &(usize, usize)| {
+        let mut hits = Vec::new();
+        let mut truncated = false;
+        scan_region(q, hay, a, b, &mut |h| {
+            hits.push(h);
+            if limit.is_some_and(|l| hits.len() >= l) {
+                truncated = true;
+                return false;
+            }
+            true
+        });
+        ChunkHits {
+            range: (a, b),
+            hits,
+            truncated,
+        }
+    };
+    for group in all.chunks(batch) {
+        let results: Vec<ChunkHits> = if cfg.parallel && group.len() > 1 {
+            group.par_iter().map(run).collect()
+        } else {
+            group.iter().map(run).collect()
+        };
+        for r in results {
+            if !consume(r) {
+                return;
+            }
+        }
+    }
+}
+
+/// The last selected lines of `[start, end)`, found by scanning chunks
+/// backwards from `end` in parallel batches whose chunks double in size,
+/// stopping as soon as the lines kept weigh at least `need`. `weight` gives
+/// the number of output records a line produces (1, or its `-o` matches).
+/// Returns the lines in file order and the lowest offset that was scanned.
+pub fn tail(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    need: usize,
+    cfg: &ScanConfig,
+    weight: &(dyn Fn(Hit) -> usize + Sync),
+) -> (Vec<Hit>, usize) {
+    let mut kept: VecDeque<Hit> = VecDeque::new();
+    let mut have = 0usize;
+    let mut size = cfg.tail_start.max(1);
+    let max_size = cfg.chunk_size.max(size);
+    let mut cur = end;
+    let threads = if cfg.parallel {
+        rayon::current_num_threads().max(1)
+    } else {
+        1
+    };
+    while cur > start && have < need {
+        // Up to `threads` chunks, last to first.
+        let mut ranges = Vec::new();
+        for _ in 0..threads {
+            if cur <= start {
+                break;
+            }
+            let s = line_start(hay, cur.saturating_sub(size).max(start)).max(start);
+            ranges.push((s, cur));
+            cur = s;
+        }
+        let run = |&(a, b): &(usize, usize)| {
+            // Keep only the last lines of this chunk that can matter.
+            let mut ring: VecDeque<(Hit, usize)> = VecDeque::new();
+            let mut w = 0usize;
+            scan_region(q, hay, a, b, &mut |h| {
+                let hw = weight(h);
+                ring.push_back((h, hw));
+                w += hw;
+                while let Some(&(_, fw)) = ring.front() {
+                    if w - fw >= need {
+                        w -= fw;
+                        ring.pop_front();
+                    } else {
+                        break;
+                    }
+                }
+                true
+            });
+            ring
+        };
+        let results: Vec<VecDeque<(Hit, usize)>> = if cfg.parallel && ranges.len() > 1 {
+            ranges.par_iter().map(run).collect()
+        } else {
+            ranges.iter().map(run).collect()
+        };
+        // ranges[0] is the last chunk of the file.
+        for ring in results {
+            for (h, hw) in ring.into_iter().rev() {
+                if have >= need {
+                    break;
+                }
+                kept.push_front(h);
+                have += hw;
+            }
+        }
+        size = (size * 2).min(max_size);
+    }
+    (kept.into(), cur)
+}

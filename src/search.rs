@@ -1,0 +1,395 @@
+//! Searching one input: the text part (mapped, parallel, forwards or from
+//! the end) and the binary part (grep's quiet NUL-splitting mode), with
+//! line numbers and byte offsets. The CLI and the library API share this.
+
+use crate::query::Query;
+use crate::scan::{self, binary, Hit, ScanConfig};
+use std::collections::VecDeque;
+use std::io::{self, Read};
+
+/// How files containing NUL bytes are treated (grep's `--binary-files`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BinaryMode {
+    /// Print text lines up to the first buffer with a NUL, then say
+    /// "binary file matches" (grep's default).
+    #[default]
+    Binary,
+    /// Treat every file as text (`-a`).
+    Text,
+    /// Like `Binary`, but a binary file never counts as matching (`-I`).
+    WithoutMatch,
+}
+
+/// Options for searching one input.
+#[derive(Clone, Debug, Default)]
+pub struct SearchOptions {
+    /// Chunking and parallelism.
+    pub scan: ScanConfig,
+    /// NUL-byte handling.
+    pub binary: BinaryMode,
+    /// `-m`: stop after this many selected lines.
+    pub max_count: Option<u64>,
+    /// Compute line numbers for reported lines.
+    pub line_numbers: bool,
+}
+
+/// A reported line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// The line's bytes, without its newline.
+    pub bytes: Vec<u8>,
+    /// 1-based line number (0 when line numbers were not requested).
+    pub number: u64,
+    /// Byte offset of the line's first byte in the input.
+    pub offset: u64,
+}
+
+/// What happened in one input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Selected lines counted, as `grep -c` would count them (at most `-m`),
+    /// including lines in the binary part; only exact when the search was
+    /// not stopped early by the caller.
+    pub selected: u64,
+    /// Selected lines in the text part that were reported.
+    pub reported: u64,
+    /// The binary part had a line the include patterns select: grep prints
+    /// "binary file matches".
+    pub binary_matched: bool,
+    /// The input was found to be binary (NUL bytes or holes).
+    pub is_binary: bool,
+}
+
+/// The search could not be done exactly.
+#[derive(Debug)]
+pub enum SearchError {
+    /// Reading failed.
+    Io(io::Error),
+    /// The exact answer depends on GNU grep's buffer layout (a NUL byte far
+    /// into a file with very long lines).
+    AmbiguousBinary,
+    /// `-o` could not build its matcher.
+    Query(crate::QueryError),
+}
+
+impl std::fmt::Display for SearchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SearchError::Io(e) => f.write_str(&crate::io_error_text(e)),
+            SearchError::AmbiguousBinary => f.write_str(
+                "binary file: where grep stops printing depends on its buffer layout here, so no \
+                 exact answer exists; use -a (--text) to search it as text",
+            ),
+            SearchError::Query(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<io::Error> for SearchError {
+    fn from(e: io::Error) -> Self {
+        SearchError::Io(e)
+    }
+}
+
+/// Where a scan of a whole input stops being text.
+fn text_end(hay: &[u8], has_holes: bool, opts: &SearchOptions) -> Result<usize, SearchError> {
+    if opts.binary == BinaryMode::Text {
+        return Ok(hay.len());
+    }
+    if has_holes {
+        return Ok(0);
+    }
+    match scan::first_nul(hay, opts.scan.parallel) {
+        None => Ok(hay.len()),
+        Some(z) => binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary),
+    }
+}
+
+/// Tracks line numbers of increasing offsets.
+struct Numberer {
+    on: bool,
+    pos: usize,
+    n: u64,
+}
+
+impl Numberer {
+    fn number(&mut self, hay: &[u8], at: usize, parallel: bool) -> u64 {
+        if !self.on {
+            return 0;
+        }
+        self.n += scan::count_newlines(hay, self.pos, at, parallel);
+        self.pos = at;
+        self.n + 1
+    }
+}
+
+/// Search the whole input `hay` forwards, calling `emit` for each reported
+/// line of the text part in order until it returns false. `want_binary`:
+/// also search the binary part (for counts and the "binary file matches"
+/// message); `count_binary`: count all its selected lines rather than stop
+/// at the first.
+pub fn search_forward(
+    q: &Query,
+    hay: &[u8],
+    has_holes: bool,
+    opts: &SearchOptions,
+    emit: &mut dyn FnMut(&Query, Line) -> bool,
+    count_binary: bool,
+) -> Result<Outcome, SearchError> {
+    let l = text_end(hay, has_holes, opts)?;
+    let mut out = Outcome {
+        is_binary: l < hay.len(),
+        ..Outcome::default()
+    };
+    let max = opts.max_count.unwrap_or(u64::MAX);
+    if max == 0 {
+        return Ok(out);
+    }
+    let mut numberer = Numberer {
+        on: opts.line_numbers,
+        pos: 0,
+        n: 0,
+    };
+    let mut stopped = false;
+    let remaining = usize::try_from(max).unwrap_or(usize::MAX);
+    scan::forward(q, hay, 0, l, &opts.scan, Some(remaining), &mut |chunk| {
+        for h in chunk.hits {
+            let number = numberer.number(hay, h.start, false);
+            out.selected += 1;
+            out.reported += 1;
+            let go = emit(
+                q,
+                Line {
+                    bytes: hay[h.start..h.end].to_vec(),
+                    number,
+                    offset: h.start as u64,
+                },
+            );
+            if !go {
+                stopped = true;
+                return false;
+            }
+            if out.selected >= max {
+                return false;
+            }
+        }
+        true
+    });
+    if !stopped && out.selected < max && l < hay.len() {
+        binary_part(q, hay, l, opts, max, count_binary, &mut out);
+    }
+    Ok(out)
+}
+
+fn binary_part(
+    q: &Query,
+    hay: &[u8],
+    l: usize,
+    opts: &SearchOptions,
+    max: u64,
+    count_all: bool,
+    out: &mut Outcome,
+) {
+    let _ = opts;
+    binary::scan_zapped(q, hay, l, hay.len(), &mut |line| {
+        out.selected += 1;
+        out.binary_matched |= q.include_matches(line) != q.is_inverted();
+        count_all && out.selected < max
+    });
+}
+
+/// The last `n` records of the text part of `hay` (records are lines, or
+/// `-o` matches when `weight` counts them), found from the end. Returns the
+/// lines in file order, and the outcome (its `selected` is only known to be
+/// non-zero or zero).
+pub fn search_tail(
+    q: &Query,
+    hay: &[u8],
+    has_holes: bool,
+    n: usize,
+    opts: &SearchOptions,
+    weight: &(dyn Fn(&[u8]) -> usize + Sync),
+) -> Result<(Vec<Line>, Outcome), SearchError> {
+    let l = text_end(hay, has_holes, opts)?;
+    let mut out = Outcome {
+        is_binary: l < hay.len(),
+        ..Outcome::default()
+    };
+    let need = n.max(1);
+    let w = |h: Hit| weight(&hay[h.start..h.end]);
+    let hits: Vec<Hit> = if let Some(max) = opts.max_count {
+        // -m counts from the start of the file: the first `max`, then their tail.
+        let mut first: VecDeque<(Hit, usize)> = VecDeque::new();
+        let mut total = 0usize;
+        let mut seen = 0u64;
+        if max > 0 {
+            scan::forward(
+                q,
+                hay,
+                0,
+                l,
+                &opts.scan,
+                usize::try_from(max).ok(),
+                &mut |chunk| {
+                    for h in chunk.hits {
+                        let hw = w(h);
+                        first.push_back((h, hw));
+                        total += hw;
+                        seen += 1;
+                        while let Some(&(_, fw)) = first.front() {
+                            if total - fw >= need {
+                                total -= fw;
+                                first.pop_front();
+                            } else {
+                                break;
+                            }
+                        }
+                        if seen >= max {
+                            return false;
+                        }
+                    }
+                    true
+                },
+            );
+        }
+        first.into_iter().map(|(h, _)| h).collect()
+    } else {
+        scan::tail(q, hay, 0, l, need, &opts.scan, &w).0
+    };
+    let mut lines = Vec::with_capacity(hits.len());
+    if let Some(first) = hits.first() {
+        let mut numberer = Numberer {
+            on: opts.line_numbers,
+            pos: 0,
+            n: 0,
+        };
+        if opts.line_numbers {
+            numberer.n = scan::count_newlines(hay, 0, first.start, opts.scan.parallel);
+            numberer.pos = first.start;
+        }
+        for h in &hits {
+            let number = numberer.number(hay, h.start, false);
+            lines.push(Line {
+                bytes: hay[h.start..h.end].to_vec(),
+                number,
+                offset: h.start as u64,
+            });
+        }
+        out.selected = hits.len() as u64;
+        out.reported = hits.len() as u64;
+    } else if l < hay.len() && opts.max_count != Some(0) {
+        binary_part(
+            q,
+            hay,
+            l,
+            opts,
+            opts.max_count.unwrap_or(u64::MAX),
+            false,
+            &mut out,
+        );
+    }
+    Ok((lines, out))
+}
+
+/// Search a stream (pipe, terminal, special file) as GNU grep reads it:
+/// 96 KiB reads, NUL detection per read, bounded memory. Calls `emit` for
+/// each reported line of the text part in order until it returns false.
+pub fn search_stream(
+    q: &Query,
+    reader: &mut dyn Read,
+    opts: &SearchOptions,
+    emit: &mut dyn FnMut(&Query, Line) -> bool,
+    count_binary: bool,
+) -> Result<Outcome, SearchError> {
+    const READ: usize = 96 * 1024;
+    let mut out = Outcome::default();
+    let max = opts.max_count.unwrap_or(u64::MAX);
+    if max == 0 {
+        return Ok(out);
+    }
+    let mut buf: Vec<u8> = Vec::with_capacity(2 * READ);
+    let mut base: u64 = 0; // file offset of buf[0]
+    let mut lines_before: u64 = 0; // newlines before buf[0]
+    let mut binary = false;
+    let mut eof = false;
+    let seq = ScanConfig {
+        parallel: false,
+        ..opts.scan
+    };
+    while !eof {
+        let old = buf.len();
+        buf.resize(old + READ, 0);
+        let n = loop {
+            match reader.read(&mut buf[old..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    buf.truncate(old);
+                    return Err(e.into());
+                }
+            }
+        };
+        buf.truncate(old + n);
+        if n == 0 {
+            eof = true;
+        }
+        if !binary && opts.binary != BinaryMode::Text && memchr::memchr(0, &buf).is_some() {
+            binary = true;
+            out.is_binary = true;
+        }
+        // Complete lines (all remaining bytes at EOF).
+        let lim = if eof {
+            buf.len()
+        } else {
+            match memchr::memrchr(b'\n', &buf[old..]) {
+                Some(i) => old + i + 1,
+                None => continue,
+            }
+        };
+        if binary {
+            let mut stop = false;
+            binary::scan_zapped(q, &buf, 0, lim, &mut |line| {
+                out.selected += 1;
+                out.binary_matched |= q.include_matches(line) != q.is_inverted();
+                stop = !(count_binary && out.selected < max);
+                !stop
+            });
+            if stop {
+                return Ok(out);
+            }
+        } else {
+            let mut numberer = Numberer {
+                on: opts.line_numbers,
+                pos: 0,
+                n: lines_before,
+            };
+            let mut stop = false;
+            scan::forward(q, &buf[..lim], 0, lim, &seq, None, &mut |chunk| {
+                for h in chunk.hits {
+                    let number = numberer.number(&buf, h.start, false);
+                    out.selected += 1;
+                    out.reported += 1;
+                    let line = Line {
+                        bytes: buf[h.start..h.end].to_vec(),
+                        number,
+                        offset: base + h.start as u64,
+                    };
+                    if !emit(q, line) || out.selected >= max {
+                        stop = true;
+                        return false;
+                    }
+                }
+                true
+            });
+            if stop {
+                return Ok(out);
+            }
+            if opts.line_numbers {
+                lines_before += scan::count_newlines(&buf, 0, lim, false);
+            }
+        }
+        buf.drain(..lim);
+        base += lim as u64;
+    }
+    Ok(out)
+}

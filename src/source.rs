@@ -1,0 +1,126 @@
+//! Where the bytes come from: a memory-mapped file (the only `unsafe` mmap in
+//! grail), a byte slice, or a stream (pipes, terminals, special files) that is
+//! read block by block.
+
+use memmap2::{Mmap, MmapOptions};
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+
+/// The bytes of one input, either mapped or owned.
+pub enum Bytes {
+    /// A read-only private mapping of a regular file.
+    Mapped(Mmap),
+    /// Bytes held in memory (small files, or files that cannot be mapped).
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// An opened input.
+pub enum Input {
+    /// A regular file's contents (mapped when possible), with a hint that it
+    /// has holes (sparse files are binary to GNU grep).
+    Whole {
+        /// The bytes.
+        bytes: Bytes,
+        /// The file has a hole after its first block (GNU's
+        /// `file_must_have_nulls`).
+        has_holes: bool,
+    },
+    /// A stream to read sequentially.
+    Stream(Box<dyn Read + Send>),
+}
+
+/// Why an input could not be opened, in grep's words.
+#[derive(Debug)]
+pub enum OpenError {
+    /// An I/O error (no such file, permission denied, ...).
+    Io(io::Error),
+    /// The path is a directory.
+    Directory,
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Io(e) => f.write_str(&crate::io_error_text(e)),
+            OpenError::Directory => f.write_str("Is a directory"),
+        }
+    }
+}
+
+/// Below this size a regular file is read rather than mapped: mapping costs
+/// a few syscalls and page faults that a small read does not.
+const MMAP_MIN: u64 = 64 * 1024;
+
+/// Open `path` for searching.
+pub fn open_path(path: &Path) -> Result<Input, OpenError> {
+    let file = File::open(path).map_err(OpenError::Io)?;
+    open_file(file)
+}
+
+/// Search an already opened file (also used for stdin when it is a regular file).
+pub fn open_file(file: File) -> Result<Input, OpenError> {
+    let md = file.metadata().map_err(OpenError::Io)?;
+    let ft = md.file_type();
+    if ft.is_dir() {
+        return Err(OpenError::Directory);
+    }
+    if !ft.is_file() || ft.is_fifo() {
+        return Ok(Input::Stream(Box::new(file)));
+    }
+    let len = md.len();
+    let has_holes = file_has_holes(&file, len);
+    if len >= MMAP_MIN {
+        // SAFETY: the mapping is read-only and private. Another process may
+        // truncate or rewrite the file while it is mapped; rewriting only
+        // changes the bytes we read, and truncation can raise SIGBUS on
+        // access past the new end. That risk is accepted here exactly as
+        // ripgrep accepts it for explicit file arguments; the mapping is
+        // never exposed beyond the search of this one file.
+        if let Ok(m) = unsafe { MmapOptions::new().map(&file) } {
+            if m.len() as u64 == len {
+                let _ = m.advise(memmap2::Advice::Sequential);
+                return Ok(Input::Whole {
+                    bytes: Bytes::Mapped(m),
+                    has_holes,
+                });
+            }
+        }
+    }
+    // Small files, and files that cannot be mapped (some special
+    // filesystems): read them whole.
+    let mut v = Vec::with_capacity(len as usize);
+    let mut f = file;
+    f.read_to_end(&mut v).map_err(OpenError::Io)?;
+    Ok(Input::Whole {
+        bytes: Bytes::Owned(v),
+        has_holes,
+    })
+}
+
+/// GNU grep treats a file with a hole past its first 96 KiB read as binary.
+fn file_has_holes(file: &File, len: u64) -> bool {
+    use std::os::unix::io::AsRawFd;
+    const FIRST_READ: u64 = 96 * 1024;
+    if len <= FIRST_READ {
+        return false;
+    }
+    // SAFETY: lseek on a valid, owned descriptor has no memory effects; we
+    // only change the file offset, which no other code relies on (the file
+    // is mapped or read from offset 0 explicitly afterwards).
+    let hole = unsafe { libc::lseek(file.as_raw_fd(), FIRST_READ as libc::off_t, libc::SEEK_HOLE) };
+    // SAFETY: as above; restore the offset for a later read_to_end.
+    unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_SET) };
+    hole >= 0 && (hole as u64) < len
+}
