@@ -31,6 +31,22 @@ pub struct SearchOptions {
     pub max_count: Option<u64>,
     /// Compute line numbers for reported lines.
     pub line_numbers: bool,
+    /// The input is a private read-only file mapping whose scanned pages may
+    /// be released (set only by [`SearchOptions::for_mapping`]).
+    pub(crate) mapped: bool,
+}
+
+impl SearchOptions {
+    /// Options for searching a file mapping: pages already scanned are
+    /// released as the scan moves on, keeping the resident set small.
+    ///
+    /// # Safety
+    /// The bytes later searched with these options must be a read-only
+    /// private file mapping (see [`crate::source::release_pages`]).
+    pub unsafe fn for_mapping(mut self) -> Self {
+        self.mapped = true;
+        self
+    }
 }
 
 /// A reported line.
@@ -99,7 +115,14 @@ fn text_end(hay: &[u8], has_holes: bool, opts: &SearchOptions) -> Result<usize, 
     if has_holes {
         return Ok(0);
     }
-    match scan::first_nul(hay, opts.scan.parallel) {
+    // SAFETY: `mapped` is only set through `for_mapping`, whose caller
+    // guarantees a private read-only file mapping.
+    let release = |a: usize, b: usize| {
+        if opts.mapped {
+            unsafe { crate::source::release_pages(hay, a, b) }
+        }
+    };
+    match scan::first_nul(hay, opts.scan.parallel, &release) {
         None => Ok(hay.len()),
         Some(z) => binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary),
     }
@@ -153,6 +176,10 @@ pub fn search_forward(
     let mut stopped = false;
     let remaining = usize::try_from(max).unwrap_or(usize::MAX);
     scan::forward(q, hay, 0, l, &opts.scan, Some(remaining), &mut |chunk| {
+        if opts.mapped {
+            // SAFETY: see `text_end`: only set for private read-only mappings.
+            unsafe { crate::source::release_pages(hay, chunk.range.0, chunk.range.1) };
+        }
         for h in chunk.hits {
             let number = numberer.number(hay, h.start, false);
             out.selected += 1;

@@ -124,3 +124,25 @@ fn file_has_holes(file: &File, len: u64) -> bool {
     unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_SET) };
     hole >= 0 && (hole as u64) < len
 }
+
+/// Drop the pages of `hay[start..end]` (rounded inwards to whole pages) from
+/// this process's resident set, so that a scan of a huge mapping keeps a
+/// small RSS. The pages stay in the page cache; touching them again re-reads
+/// them from there.
+///
+/// # Safety
+/// `hay` must be part of a read-only private file mapping (never of heap
+/// memory: there `MADV_DONTNEED` would zero the bytes under a shared
+/// reference).
+pub unsafe fn release_pages(hay: &[u8], start: usize, end: usize) {
+    const PAGE: usize = 4096;
+    let base = hay.as_ptr() as usize;
+    let a = (base + start).div_ceil(PAGE) * PAGE;
+    let b = (base + end) / PAGE * PAGE;
+    if b > a {
+        // SAFETY: [a, b) lies inside `hay`, which the caller guarantees is a
+        // read-only private file mapping; dropping its pages cannot change
+        // what later reads see.
+        unsafe { libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_DONTNEED) };
+    }
+}

@@ -16,7 +16,7 @@ pub struct Args {
     pub patterns: Vec<Vec<u8>>,
     /// Whether -e or -f was given.
     pub explicit_patterns: bool,
-    /// Exclude patterns with an explicit syntax or the include syntax.
+    /// Exclude patterns with an explicit syntax (None: BRE, as `grep -v`).
     pub excludes: Vec<(Option<Syntax>, Vec<u8>)>,
     /// -i
     pub ignore_case: bool,
@@ -330,7 +330,8 @@ Pattern selection (as GNU grep, LC_ALL=C):
   -v, --invert-match        select non-matching lines
 
 Exclusion (grail):
-  -N, --not=PATTERN         drop lines matching PATTERN (in the include syntax); repeatable
+  -N, --not=PATTERN         drop lines matching PATTERN, read as `| grep -v PATTERN` reads it
+                            (a basic regular expression, whatever -E/-F say); repeatable
       --not-E=PATTERN       ... PATTERN is an extended regular expression
       --not-G=PATTERN       ... PATTERN is a basic regular expression
       --not-F=PATTERN       ... PATTERN is a fixed string

@@ -220,6 +220,15 @@ fn open(name: &OsString) -> Result<Input, source::OpenError> {
     source::open_path(std::path::Path::new(name))
 }
 
+/// Options that release scanned pages when `bytes` is a file mapping.
+fn mapped_opts(opts: &SearchOptions, bytes: &source::Bytes) -> SearchOptions {
+    match bytes {
+        // SAFETY: `Bytes::Mapped` is a read-only private file mapping.
+        source::Bytes::Mapped(_) => unsafe { opts.clone().for_mapping() },
+        source::Bytes::Owned(_) => opts.clone(),
+    }
+}
+
 fn run_args(args: &Args) -> i32 {
     let q = match build_query(args) {
         Ok(q) => q,
@@ -251,6 +260,7 @@ fn run_args(args: &Args) -> i32 {
         binary: args.binary,
         max_count: args.max_count,
         line_numbers: args.line_number,
+        ..SearchOptions::default()
     };
     let mut ctx = Ctx {
         args,
@@ -370,7 +380,8 @@ fn forward_all(
         };
         let res = match input {
             Input::Whole { bytes, has_holes } => {
-                search::search_forward(q, &bytes, has_holes, &ctx.opts, &mut emit, count_binary)
+                let opts = mapped_opts(&ctx.opts, &bytes);
+                search::search_forward(q, &bytes, has_holes, &opts, &mut emit, count_binary)
             }
             Input::Stream(mut r) => {
                 search::search_stream(q, &mut *r, &ctx.opts, &mut emit, count_binary)
@@ -460,14 +471,13 @@ fn tail_lines(
         let res = match input {
             Input::Whole { bytes, has_holes } => {
                 let weight = |l: &[u8]| fmt.weight(q, l);
-                search::search_tail(q, &bytes, has_holes, want, &ctx.opts, &weight).map(
-                    |(lines, o)| {
-                        for l in &lines {
-                            fmt.records(&mut recs, q, name, l);
-                        }
-                        o
-                    },
-                )
+                let opts = mapped_opts(&ctx.opts, &bytes);
+                search::search_tail(q, &bytes, has_holes, want, &opts, &weight).map(|(lines, o)| {
+                    for l in &lines {
+                        fmt.records(&mut recs, q, name, l);
+                    }
+                    o
+                })
             }
             Input::Stream(mut r) => {
                 let mut ring: VecDeque<Vec<u8>> = VecDeque::new();

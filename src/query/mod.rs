@@ -73,8 +73,7 @@ impl QueryBuilder {
         Self::default()
     }
 
-    /// The syntax of include patterns added after this call, and of exclude
-    /// patterns added with [`exclude`](Self::exclude) (at build time).
+    /// The syntax of include patterns added after this call.
     pub fn syntax(mut self, syntax: Syntax) -> Self {
         self.syntax = Some(syntax);
         self
@@ -101,7 +100,8 @@ impl QueryBuilder {
         self
     }
 
-    /// Add exclude patterns in the builder's final syntax (like `-N`).
+    /// Add exclude patterns in BRE, exactly as `| grep -v PATTERN` reads them
+    /// whatever the include syntax is (like `-N`).
     pub fn exclude(mut self, pattern: impl AsRef<[u8]>) -> Self {
         for p in split_lines(pattern.as_ref()) {
             self.excludes.push((None, p));
@@ -148,7 +148,6 @@ impl QueryBuilder {
 
     /// Compile the query.
     pub fn build(&self) -> Result<Query, QueryError> {
-        let final_syntax = self.cur();
         let translate_all = |pats: &mut dyn Iterator<Item = (Syntax, &Vec<u8>)>| {
             let mut hirs = Vec::new();
             for (syn, p) in pats {
@@ -172,7 +171,7 @@ impl QueryBuilder {
             &mut self
                 .excludes
                 .iter()
-                .map(|(s, p)| (s.unwrap_or(final_syntax), p)),
+                .map(|(s, p)| (s.unwrap_or(Syntax::Basic), p)),
         )?;
         let include = compile(&inc, MatchKind::LeftmostFirst)?;
         let exclude = compile(&exc, MatchKind::LeftmostFirst)?;

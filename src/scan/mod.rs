@@ -191,15 +191,22 @@ pub fn count_newlines(hay: &[u8], a: usize, b: usize, parallel: bool) -> u64 {
 }
 
 /// Index of the first NUL byte in `hay`, in parallel for large inputs.
-pub fn first_nul(hay: &[u8], parallel: bool) -> Option<usize> {
+/// `done(a, b)` is called for each range checked (to release its pages).
+pub fn first_nul(
+    hay: &[u8],
+    parallel: bool,
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Option<usize> {
     const PAR: usize = 8 << 20;
+    let one = |(i, c): (usize, &[u8])| {
+        let r = memchr(0, c).map(|p| i * PAR + p);
+        done(i * PAR, i * PAR + c.len());
+        r
+    };
     if !parallel || hay.len() < PAR {
-        return memchr(0, hay);
+        return hay.chunks(PAR).enumerate().find_map(one);
     }
-    hay.par_chunks(PAR)
-        .enumerate()
-        .filter_map(|(i, c)| memchr(0, c).map(|p| i * PAR + p))
-        .min()
+    hay.par_chunks(PAR).enumerate().filter_map(one).min()
 }
 
 /// Results of one chunk of a forward scan.
