@@ -18,6 +18,8 @@ pub struct Args {
     pub explicit_patterns: bool,
     /// Exclude patterns with an explicit syntax (None: BRE, as `grep -v`).
     pub excludes: Vec<(Option<Syntax>, Vec<u8>)>,
+    /// Exclude patterns carrying their own syntax and -i/-w/-x (from `--sh` stages).
+    pub stage_excludes: Vec<(Syntax, [bool; 3], Vec<u8>)>,
     /// -i
     pub ignore_case: bool,
     /// -w

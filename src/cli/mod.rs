@@ -2,6 +2,7 @@
 //! mode and a printer; exit status as grep's.
 
 pub mod args;
+pub mod sh;
 
 use crate::printer::Format;
 use crate::query::{Query, QueryBuilder, Syntax};
@@ -38,10 +39,6 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         println!("grail {}", env!("CARGO_PKG_VERSION"));
         return EXIT_SELECTED;
     }
-    if args.sh.is_some() {
-        eprintln!("grail: --sh is not implemented yet");
-        return EXIT_TROUBLE;
-    }
     let pool = match args.threads {
         Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
             Ok(p) => Some(p),
@@ -52,10 +49,28 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         },
         None => None,
     };
+    let go = || match &args.sh {
+        Some(line) => sh::run(line, &args),
+        None => {
+            let stdout = io::stdout();
+            let mut lock = stdout.lock();
+            run_with(&args, &Stdin::Real, &mut lock).status
+        }
+    };
     match pool {
-        Some(p) => p.install(|| run_args(&args)),
-        None => run_args(&args),
+        Some(p) => p.install(go),
+        None => go(),
     }
+}
+
+/// What standard input is for a search.
+pub enum Stdin {
+    /// The process's standard input.
+    Real,
+    /// The output of an earlier pipeline stage (pipe semantics).
+    Bytes(Vec<u8>),
+    /// A file piped in by `cat FILE |` (pipe semantics, read without copying).
+    File(std::path::PathBuf),
 }
 
 /// Build the query described by `args`.
@@ -76,18 +91,21 @@ pub fn build_query(args: &Args) -> Result<Query, crate::QueryError> {
             None => b.exclude(p),
         };
     }
+    for (s, [i, w, x], p) in &args.stage_excludes {
+        b = b.exclude_with_flags(*s, p, *i, *w, *x);
+    }
     b.build()
 }
 
 /// The output stream: buffered stdout that remembers a closed pipe.
-struct Out {
-    w: io::BufWriter<io::StdoutLock<'static>>,
+struct Out<'w> {
+    w: io::BufWriter<&'w mut dyn Write>,
     line_buffered: bool,
     /// Set when writing failed; `Some(None)` for a closed pipe (quiet).
     failed: Option<Option<io::Error>>,
 }
 
-impl Out {
+impl Out<'_> {
     fn write(&mut self, b: &[u8]) -> bool {
         if self.failed.is_some() {
             return false;
@@ -163,6 +181,7 @@ impl Records {
 
 struct Ctx<'a> {
     args: &'a Args,
+    stdin: &'a Stdin,
     q: &'a Query,
     fmt: Format,
     opts: SearchOptions,
@@ -207,17 +226,47 @@ impl Ctx<'_> {
     }
 }
 
-fn open(name: &OsString) -> Result<Input, source::OpenError> {
-    if name == "-" {
-        use std::os::fd::AsFd;
-        let fd = io::stdin()
-            .as_fd()
-            .try_clone_to_owned()
-            .map_err(source::OpenError::Io)?;
-        let file = std::fs::File::from(fd);
-        return source::open_file(file);
+fn open(stdin: &Stdin, name: &OsString, nul_check: bool) -> Result<Input, source::OpenError> {
+    if name != "-" {
+        return source::open_path(std::path::Path::new(name));
     }
-    source::open_path(std::path::Path::new(name))
+    let piped_nul = |b: &[u8]| {
+        if nul_check && memchr::memchr(0, b).is_some() {
+            Err(source::OpenError::Io(io::Error::other(
+                "input read from a pipe contains NUL bytes: grep's output would depend on pipe timing, \
+                 so grail refuses (add -a to that grep)",
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    match stdin {
+        Stdin::Real => {
+            use std::os::fd::AsFd;
+            let fd = io::stdin()
+                .as_fd()
+                .try_clone_to_owned()
+                .map_err(source::OpenError::Io)?;
+            source::open_file(std::fs::File::from(fd))
+        }
+        Stdin::Bytes(b) => {
+            piped_nul(b)?;
+            Ok(Input::Whole {
+                bytes: source::Bytes::Owned(b.clone()),
+                has_holes: false,
+            })
+        }
+        Stdin::File(p) => match source::open_path(p)? {
+            Input::Whole { bytes, .. } => {
+                piped_nul(&bytes)?;
+                Ok(Input::Whole {
+                    bytes,
+                    has_holes: false,
+                })
+            }
+            s => Ok(s),
+        },
+    }
 }
 
 /// Options that release scanned pages when `bytes` is a file mapping.
@@ -229,12 +278,29 @@ fn mapped_opts(opts: &SearchOptions, bytes: &source::Bytes) -> SearchOptions {
     }
 }
 
-fn run_args(args: &Args) -> i32 {
+/// The result of [`run_with`].
+#[derive(Clone, Copy, Debug)]
+pub struct RunResult {
+    /// grep's exit status.
+    pub status: i32,
+    /// Whether a line was selected (regardless of errors).
+    pub selected: bool,
+}
+
+/// Run the search `args` describe, reading `-` from `stdin` and writing to
+/// `sink`.
+pub fn run_with(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> RunResult {
+    let r = |status, selected| RunResult { status, selected };
+    let (status, selected) = run_inner(args, stdin, sink);
+    r(status, selected)
+}
+
+fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
     let q = match build_query(args) {
         Ok(q) => q,
         Err(e) => {
             eprintln!("grail: {e}");
-            return EXIT_TROUBLE;
+            return (EXIT_TROUBLE, false);
         }
     };
     let files: Vec<OsString> = if args.files.is_empty() {
@@ -264,13 +330,14 @@ fn run_args(args: &Args) -> i32 {
     };
     let mut ctx = Ctx {
         args,
+        stdin,
         q: &q,
         fmt,
         opts,
         errors: false,
     };
     let mut out = Out {
-        w: io::BufWriter::with_capacity(256 << 10, io::stdout().lock()),
+        w: io::BufWriter::with_capacity(256 << 10, sink),
         line_buffered: args.line_buffered,
         failed: None,
     };
@@ -303,7 +370,7 @@ fn run_args(args: &Args) -> i32 {
         Ok(s) => s,
         Err(()) => {
             // -q found a line.
-            return EXIT_SELECTED;
+            return (EXIT_SELECTED, true);
         }
     };
     for r in recs.ring.drain(..) {
@@ -315,18 +382,19 @@ fn run_args(args: &Args) -> i32 {
     match &out.failed {
         Some(Some(e)) => {
             eprintln!("grail: write error: {}", crate::io_error_text(e));
-            return EXIT_TROUBLE;
+            return (EXIT_TROUBLE, selected);
         }
-        Some(None) => return if selected { EXIT_SELECTED } else { EXIT_NONE },
+        Some(None) => return (if selected { EXIT_SELECTED } else { EXIT_NONE }, selected),
         None => {}
     }
-    if ctx.errors && !(args.quiet && selected) {
+    let status = if ctx.errors && !(args.quiet && selected) {
         EXIT_TROUBLE
     } else if selected {
         EXIT_SELECTED
     } else {
         EXIT_NONE
-    }
+    };
+    (status, selected)
 }
 
 /// Forward search of every file in order. `Err(())`: -q found a line.
@@ -345,12 +413,12 @@ fn forward_all(
         if !more || out.failed.is_some() {
             // Still open the remaining files so that errors are reported as
             // the pipeline would report them.
-            if let Err(e) = open(f) {
+            if let Err(e) = open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
                 ctx.error(name, &e.to_string());
             }
             continue;
         }
-        let input = match open(f) {
+        let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
@@ -455,7 +523,7 @@ fn tail_lines(
     let mut have = 0usize;
     let mut any = false;
     for (f, name) in files.iter().zip(names).rev() {
-        let input = match open(f) {
+        let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());

@@ -62,7 +62,7 @@ impl std::error::Error for QueryError {}
 pub struct QueryBuilder {
     syntax: Option<Syntax>,
     includes: Vec<(Syntax, Vec<u8>)>,
-    excludes: Vec<(Option<Syntax>, Vec<u8>)>,
+    excludes: Vec<(Option<Syntax>, Option<Flags>, Vec<u8>)>,
     flags: Flags,
     invert: bool,
 }
@@ -104,7 +104,7 @@ impl QueryBuilder {
     /// whatever the include syntax is (like `-N`).
     pub fn exclude(mut self, pattern: impl AsRef<[u8]>) -> Self {
         for p in split_lines(pattern.as_ref()) {
-            self.excludes.push((None, p));
+            self.excludes.push((None, None, p));
         }
         self
     }
@@ -112,7 +112,28 @@ impl QueryBuilder {
     /// Add exclude patterns in an explicit syntax (like `--not-E`).
     pub fn exclude_with(mut self, syntax: Syntax, pattern: impl AsRef<[u8]>) -> Self {
         for p in split_lines(pattern.as_ref()) {
-            self.excludes.push((Some(syntax), p));
+            self.excludes.push((Some(syntax), None, p));
+        }
+        self
+    }
+
+    /// Add exclude patterns with their own syntax and flags, ignoring the
+    /// builder's `-i`/`-w`/`-x` (a pasted `| grep -iv PATTERN` stage).
+    pub fn exclude_with_flags(
+        mut self,
+        syntax: Syntax,
+        pattern: impl AsRef<[u8]>,
+        ignore_case: bool,
+        word: bool,
+        line: bool,
+    ) -> Self {
+        let f = Flags {
+            ignore_case,
+            word,
+            line,
+        };
+        for p in split_lines(pattern.as_ref()) {
+            self.excludes.push((Some(syntax), Some(f), p));
         }
         self
     }
@@ -148,10 +169,10 @@ impl QueryBuilder {
 
     /// Compile the query.
     pub fn build(&self) -> Result<Query, QueryError> {
-        let translate_all = |pats: &mut dyn Iterator<Item = (Syntax, &Vec<u8>)>| {
+        let translate_all = |pats: &mut dyn Iterator<Item = (Syntax, Flags, &Vec<u8>)>| {
             let mut hirs = Vec::new();
-            for (syn, p) in pats {
-                let h = parse::translate(p, syn, self.flags).map_err(|e| {
+            for (syn, flags, p) in pats {
+                let h = parse::translate(p, syn, flags).map_err(|e| {
                     let (message, unsupported) = match e {
                         PatternError::Invalid(m) => (m, false),
                         PatternError::Unsupported(m) => (m, true),
@@ -166,12 +187,12 @@ impl QueryBuilder {
             }
             Ok::<_, QueryError>(hirs)
         };
-        let inc = translate_all(&mut self.includes.iter().map(|(s, p)| (*s, p)))?;
+        let inc = translate_all(&mut self.includes.iter().map(|(s, p)| (*s, self.flags, p)))?;
         let exc = translate_all(
             &mut self
                 .excludes
                 .iter()
-                .map(|(s, p)| (s.unwrap_or(Syntax::Basic), p)),
+                .map(|(s, f, p)| (s.unwrap_or(Syntax::Basic), f.unwrap_or(self.flags), p)),
         )?;
         let include = compile(&inc, MatchKind::LeftmostFirst)?;
         let exclude = compile(&exc, MatchKind::LeftmostFirst)?;

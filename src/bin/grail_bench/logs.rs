@@ -82,7 +82,12 @@ impl GenSpec {
 
 /// `1G`, `64M`, `512K` or a byte count, whichever is exact.
 pub fn size_label(n: u64) -> String {
-    for (suffix, unit) in [("T", 1u64 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)] {
+    for (suffix, unit) in [
+        ("T", 1u64 << 40),
+        ("G", 1 << 30),
+        ("M", 1 << 20),
+        ("K", 1 << 10),
+    ] {
         if n >= unit && n % unit == 0 {
             return format!("{}{suffix}", n / unit);
         }
@@ -121,7 +126,9 @@ pub fn ensure(dir: &Path, spec: &GenSpec) -> std::io::Result<PathBuf> {
     let path = dir.join(spec.file_name());
     if let Ok(m) = std::fs::metadata(&path) {
         // Blocks end at line boundaries, so a file is a little under its nominal size.
-        let lo = spec.size.saturating_sub(spec.size.div_ceil(BLOCK as u64) * 4096);
+        let lo = spec
+            .size
+            .saturating_sub(spec.size.div_ceil(BLOCK as u64) * 4096);
         if m.len() <= spec.size && m.len() >= lo {
             eprintln!("reusing {}", path.display());
             return Ok(path);
@@ -167,7 +174,6 @@ fn write_file(path: &Path, spec: &GenSpec) -> std::io::Result<u64> {
         }
         i = j;
     }
-    f.sync_all().ok();
     Ok(written)
 }
 
@@ -552,11 +558,36 @@ impl Gen<'_> {
     /// One vLLM v1 `logger.exception` record: CRLF inside, LF at the end.
     fn traceback(&mut self, pfx: &str) {
         const FRAMES: [(&str, u64, &str, &str); 5] = [
-            ("v1/executor/multiproc_executor.py", 517, "worker_busy_loop", "output = func(*args, **kwargs)"),
-            ("v1/worker/gpu_worker.py", 293, "execute_model", "output = self.model_runner.execute_model(scheduler_output)"),
-            ("v1/worker/gpu_model_runner.py", 1204, "execute_model", "valid_sampled_token_ids = sampled_token_ids.tolist()"),
-            ("distributed/device_communicators/pynccl.py", 127, "all_reduce", "self.nccl.ncclAllReduce(buffer_type(in_tensor.data_ptr()),"),
-            ("distributed/device_communicators/pynccl_wrapper.py", 223, "NCCL_CHECK", "raise RuntimeError(f\"NCCL error: {error_str}\")"),
+            (
+                "v1/executor/multiproc_executor.py",
+                517,
+                "worker_busy_loop",
+                "output = func(*args, **kwargs)",
+            ),
+            (
+                "v1/worker/gpu_worker.py",
+                293,
+                "execute_model",
+                "output = self.model_runner.execute_model(scheduler_output)",
+            ),
+            (
+                "v1/worker/gpu_model_runner.py",
+                1204,
+                "execute_model",
+                "valid_sampled_token_ids = sampled_token_ids.tolist()",
+            ),
+            (
+                "distributed/device_communicators/pynccl.py",
+                127,
+                "all_reduce",
+                "self.nccl.ncclAllReduce(buffer_type(in_tensor.data_ptr()),",
+            ),
+            (
+                "distributed/device_communicators/pynccl_wrapper.py",
+                223,
+                "NCCL_CHECK",
+                "raise RuntimeError(f\"NCCL error: {error_str}\")",
+            ),
         ];
         let line = 522;
         self.header(pfx, "ERROR", "multiproc_executor.py", line);

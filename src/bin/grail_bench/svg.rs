@@ -99,7 +99,11 @@ pub fn chart(title: &str, subtitle: &str, series: &[Series]) -> String {
                 continue;
             }
             let yy = py(y);
-            let (stroke, sw) = if m == 1.0 { ("#bbb", 1.0) } else { ("#e5e5e5", 0.8) };
+            let (stroke, sw) = if m == 1.0 {
+                ("#bbb", 1.0)
+            } else {
+                ("#e5e5e5", 0.8)
+            };
             let _ = writeln!(
                 s,
                 r#"<line x1="{l}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="{stroke}" stroke-width="{sw}"/>"#,
