@@ -275,7 +275,13 @@ pub fn plan(s: &str) -> Result<Plan, String> {
         grep_args.push(a);
     }
     if greps.is_empty() {
-        return Err("the pipeline must start with grep (or 'cat FILE | grep')".into());
+        return Err(match it.peek() {
+            Some(w) => format!(
+                "the command '{}' where grep must come (only cat, grep, tail, head and wc -l are run)",
+                w[0]
+            ),
+            None => "a pipeline without grep (it must start with grep or 'cat FILE | grep')".into(),
+        });
     }
     let mut post = Vec::new();
     let mut wc = false;
