@@ -25,7 +25,7 @@
 //! assert_eq!(last[0].number, 4);
 //! assert_eq!(searcher.count(log).unwrap(), 2);
 //! let all: Vec<_> = searcher.all(log).unwrap().into_iter().map(|l| l.offset).collect();
-//! assert_eq!(all, vec![11, 60]);
+//! assert_eq!(all, vec![11, 61]);
 //! ```
 #![deny(missing_docs)]
 
@@ -34,6 +34,7 @@ pub mod printer;
 pub mod query;
 pub mod scan;
 pub mod search;
+pub mod sigbus;
 pub mod source;
 
 pub use query::{Query, QueryBuilder, QueryError, Syntax};

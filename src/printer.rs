@@ -29,6 +29,9 @@ impl Format {
         if q.is_inverted() {
             return 0;
         }
+        if q.word_and_line() {
+            return 2;
+        }
         q.matches(line).map_or(1, |m| m.len())
     }
 
@@ -47,35 +50,28 @@ impl Format {
         }
     }
 
-    /// Append the records of `line` to `out`; returns how many were written.
-    pub fn write(&self, out: &mut Vec<u8>, q: &Query, name: &[u8], line: &Line) -> usize {
-        if !self.only_matching {
-            self.prefix(out, name, line.number, line.offset);
-            out.extend_from_slice(&line.bytes);
-            out.push(b'\n');
-            return 1;
-        }
-        if q.is_inverted() {
-            return 0;
-        }
-        let ms = q.matches(&line.bytes).unwrap_or_default();
-        for &(s, e) in &ms {
-            self.prefix(out, name, line.number, line.offset + s as u64);
-            out.extend_from_slice(&line.bytes[s..e]);
-            out.push(b'\n');
-        }
-        ms.len()
-    }
-
     /// Append the records of `line`, each as its own `Vec`, to `recs`.
     pub fn records(&self, recs: &mut Vec<Vec<u8>>, q: &Query, name: &[u8], line: &Line) {
         if !self.only_matching {
             let mut r = Vec::with_capacity(line.bytes.len() + name.len() + 24);
-            self.write(&mut r, q, name, line);
+            self.prefix(&mut r, name, line.number, line.offset);
+            r.extend_from_slice(&line.bytes);
+            r.push(b'\n');
             recs.push(r);
             return;
         }
         if q.is_inverted() {
+            return;
+        }
+        if q.word_and_line() {
+            // GNU's -o with -w and -x reports the whole line with its
+            // newline as the match, then ends the record with another.
+            let mut r = Vec::new();
+            self.prefix(&mut r, name, line.number, line.offset);
+            r.extend_from_slice(&line.bytes);
+            r.push(b'\n');
+            recs.push(r);
+            recs.push(b"\n".to_vec());
             return;
         }
         for (s, e) in q.matches(&line.bytes).unwrap_or_default() {

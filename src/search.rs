@@ -32,20 +32,28 @@ pub struct SearchOptions {
     /// Compute line numbers for reported lines.
     pub line_numbers: bool,
     /// The input is a private read-only file mapping whose scanned pages may
-    /// be released (set only by [`SearchOptions::for_mapping`]).
+    /// be released (set only by [`SearchOptions::for_input`]).
     pub(crate) mapped: bool,
+    /// Raised by the SIGBUS handler when the mapped file shrank.
+    pub(crate) shrink: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl SearchOptions {
-    /// Options for searching a file mapping: pages already scanned are
-    /// released as the scan moves on, keeping the resident set small.
-    ///
-    /// # Safety
-    /// The bytes later searched with these options must be a read-only
-    /// private file mapping (see [`crate::source::release_pages`]).
-    pub unsafe fn for_mapping(mut self) -> Self {
-        self.mapped = true;
+    /// Options for searching `bytes`: when they are a file mapping, pages
+    /// already scanned are released as the scan moves on (small resident
+    /// set), and a truncation of the file during the search is reported as
+    /// [`SearchError::Shrank`] instead of crashing.
+    pub fn for_input(mut self, bytes: &crate::source::Bytes) -> Self {
+        if let crate::source::Bytes::Mapped(..) = bytes {
+            self.mapped = true;
+            self.shrink = bytes.shrink_flag();
+        }
         self
+    }
+
+    fn shrank(&self) -> bool {
+        self.shrink
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Acquire))
     }
 }
 
@@ -86,6 +94,9 @@ pub enum SearchError {
     AmbiguousBinary,
     /// `-o` could not build its matcher.
     Query(crate::QueryError),
+    /// The file was truncated while it was being searched; what was printed
+    /// before is exact, nothing after it was printed.
+    Shrank,
 }
 
 impl std::fmt::Display for SearchError {
@@ -97,6 +108,7 @@ impl std::fmt::Display for SearchError {
                  exact answer exists; use -a (--text) to search it as text",
             ),
             SearchError::Query(e) => write!(f, "{e}"),
+            SearchError::Shrank => f.write_str("file shrank during search"),
         }
     }
 }
@@ -115,14 +127,18 @@ fn text_end(hay: &[u8], has_holes: bool, opts: &SearchOptions) -> Result<usize, 
     if has_holes {
         return Ok(0);
     }
-    // SAFETY: `mapped` is only set through `for_mapping`, whose caller
-    // guarantees a private read-only file mapping.
+    // SAFETY: `mapped` is only set by `for_input` for `Bytes::Mapped`, a
+    // private read-only file mapping.
     let release = |a: usize, b: usize| {
         if opts.mapped {
             unsafe { crate::source::release_pages(hay, a, b) }
         }
     };
-    match scan::first_nul(hay, opts.scan.parallel, &release) {
+    let z = scan::first_nul(hay, opts.scan.parallel, &release);
+    if opts.shrank() {
+        return Err(SearchError::Shrank);
+    }
+    match z {
         None => Ok(hay.len()),
         Some(z) => binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary),
     }
@@ -174,8 +190,14 @@ pub fn search_forward(
         n: 0,
     };
     let mut stopped = false;
+    let mut shrank = false;
     let remaining = usize::try_from(max).unwrap_or(usize::MAX);
     scan::forward(q, hay, 0, l, &opts.scan, Some(remaining), &mut |chunk| {
+        if opts.shrank() {
+            // Pages of this chunk may have read as zeros: print nothing more.
+            shrank = true;
+            return false;
+        }
         if opts.mapped {
             // SAFETY: see `text_end`: only set for private read-only mappings.
             unsafe { crate::source::release_pages(hay, chunk.range.0, chunk.range.1) };
@@ -202,8 +224,11 @@ pub fn search_forward(
         }
         true
     });
-    if !stopped && out.selected < max && l < hay.len() {
+    if !stopped && !shrank && out.selected < max && l < hay.len() {
         binary_part(q, hay, l, opts, max, count_binary, &mut out);
+    }
+    if shrank || opts.shrank() {
+        return Err(SearchError::Shrank);
     }
     Ok(out)
 }
@@ -283,6 +308,9 @@ pub fn search_tail(
     } else {
         scan::tail(q, hay, 0, l, need, &opts.scan, &w).0
     };
+    if opts.shrank() {
+        return Err(SearchError::Shrank);
+    }
     let mut lines = Vec::with_capacity(hits.len());
     if let Some(first) = hits.first() {
         let mut numberer = Numberer {

@@ -10,17 +10,29 @@ use std::path::Path;
 
 /// The bytes of one input, either mapped or owned.
 pub enum Bytes {
-    /// A read-only private mapping of a regular file.
-    Mapped(Mmap),
+    /// A read-only private mapping of a regular file, protected against
+    /// truncation (see [`crate::sigbus`]); the guard is dropped (unregistered)
+    /// before the mapping is unmapped.
+    Mapped(crate::sigbus::Guard, Mmap),
     /// Bytes held in memory (small files, or files that cannot be mapped).
     Owned(Vec<u8>),
+}
+
+impl Bytes {
+    /// The flag raised when the mapped file shrank during the search.
+    pub fn shrink_flag(&self) -> Option<&'static std::sync::atomic::AtomicBool> {
+        match self {
+            Bytes::Mapped(g, _) => g.flag(),
+            Bytes::Owned(_) => None,
+        }
+    }
 }
 
 impl std::ops::Deref for Bytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Mapped(m) => m,
+            Bytes::Mapped(_, m) => m,
             Bytes::Owned(v) => v,
         }
     }
@@ -92,7 +104,10 @@ pub fn open_file(file: File) -> Result<Input, OpenError> {
             if m.len() as u64 == len {
                 let _ = m.advise(memmap2::Advice::Sequential);
                 return Ok(Input::Whole {
-                    bytes: Bytes::Mapped(m),
+                    bytes: {
+                        let g = crate::sigbus::Guard::register(m.as_ptr(), m.len());
+                        Bytes::Mapped(g, m)
+                    },
                     has_holes,
                 });
             }

@@ -15,7 +15,11 @@ fn oracle(q: &grail::Query, hay: &[u8]) -> Vec<Line> {
         let end = memchr_nl(&hay[start..]).map_or(hay.len(), |i| start + i);
         n += 1;
         if q.is_selected(&hay[start..end]) {
-            out.push(Line { bytes: hay[start..end].to_vec(), number: n, offset: start as u64 });
+            out.push(Line {
+                bytes: hay[start..end].to_vec(),
+                number: n,
+                offset: start as u64,
+            });
         }
         start = end + 1;
     }
@@ -28,7 +32,9 @@ fn memchr_nl(b: &[u8]) -> Option<usize> {
 
 fn hay_strategy() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(
-        prop::sample::select(vec![b'a', b'b', b'E', b'r', b'o', b' ', b'\n', b'\n', b'\r', b'x', b'_', 0xff]),
+        prop::sample::select(vec![
+            b'a', b'b', b'E', b'r', b'o', b' ', b'\n', b'\n', b'\r', b'x', b'_', 0xff,
+        ]),
         0..400,
     )
 }
@@ -52,7 +58,13 @@ fn pattern_strategy() -> impl Strategy<Value = (String, Syntax)> {
     ]
 }
 
-fn check(hay: &[u8], inc: &(String, Syntax), exc: &Option<(String, Syntax)>, flags: (bool, bool, bool, bool), chunk: usize) {
+fn check(
+    hay: &[u8],
+    inc: &(String, Syntax),
+    exc: &Option<(String, Syntax)>,
+    flags: (bool, bool, bool, bool),
+    chunk: usize,
+) {
     let (icase, word, line, invert) = flags;
     let mut b = QueryBuilder::new()
         .include_with(inc.1, &inc.0)
@@ -66,15 +78,26 @@ fn check(hay: &[u8], inc: &(String, Syntax), exc: &Option<(String, Syntax)>, fla
     let q = b.build().unwrap();
     let want = oracle(&q, hay);
     for parallel in [false, true] {
-        let cfg = ScanConfig { chunk_size: chunk, tail_start: chunk, parallel };
-        let s = Searcher::new(&q).line_numbers(true).binary(BinaryMode::Text).scan_config(cfg);
+        let cfg = ScanConfig {
+            chunk_size: chunk,
+            tail_start: chunk,
+            parallel,
+        };
+        let s = Searcher::new(&q)
+            .line_numbers(true)
+            .binary(BinaryMode::Text)
+            .scan_config(cfg);
         let all = s.all(hay).unwrap();
         assert_eq!(all, want, "all(), chunk {chunk}, parallel {parallel}");
         assert_eq!(s.count(hay).unwrap(), want.len() as u64);
         for n in 0..=want.len() + 1 {
             let t = s.tail(hay, n).unwrap();
             let k = want.len().saturating_sub(n);
-            assert_eq!(t, want[k..].to_vec(), "tail({n}), chunk {chunk}, parallel {parallel}");
+            assert_eq!(
+                t,
+                want[k..].to_vec(),
+                "tail({n}), chunk {chunk}, parallel {parallel}"
+            );
             let h = s.head(hay, n).unwrap();
             assert_eq!(h, want[..n.min(want.len())].to_vec(), "head({n})");
         }
@@ -110,8 +133,14 @@ proptest! {
 fn chunk_sizes_everywhere_on_a_real_log() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/vllm-crash.log");
     let hay = std::fs::read(path).expect("testdata/vllm-crash.log");
-    let inc = ("RuntimeError|ValueError|Error|not supported|incompatible".to_string(), Syntax::Extended);
-    let exc = Some(("repo_utils\\|gpt_oss_triton\\|FutureWarning".to_string(), Syntax::Basic));
+    let inc = (
+        "RuntimeError|ValueError|Error|not supported|incompatible".to_string(),
+        Syntax::Extended,
+    );
+    let exc = Some((
+        "repo_utils\\|gpt_oss_triton\\|FutureWarning".to_string(),
+        Syntax::Basic,
+    ));
     for chunk in [1, 2, 3, 5, 17, 100, 1000, 65536] {
         check(&hay, &inc, &exc, (false, false, false, false), chunk);
     }

@@ -423,7 +423,10 @@ fn bench_scenario(
             },
         })
         .collect();
-    eprint!("{label:<16} check");
+    eprint!(
+        "{label:<16} (harness RSS {:.1} MiB) check",
+        run::self_rss_kib().unwrap_or(0) as f64 / 1024.0
+    );
     // Warm-up and check.
     let mut reference: Option<Vec<u8>> = None;
     let mut expect: Vec<Option<(u64, u64)>> = vec![None; cmds.len()];
@@ -827,6 +830,7 @@ fn main() -> ExitCode {
 }
 
 fn real_main() -> Result<ExitCode, String> {
+    run::init();
     let o = parse_opts()?;
     let spec = |size| GenSpec {
         size,
@@ -935,7 +939,7 @@ fn real_main() -> Result<ExitCode, String> {
             })
             .collect();
         let subtitle = format!(
-            "grail -E '{INC}' --not-G '{EXC}' -t 10; shape {}, seed {}, median of {} runs",
+            "grail -E '{INC}' --not-G '{EXC}' -t 10\nshape {}, seed {}, median of {} runs, LC_ALL=C",
             o.shape.name(),
             o.seed,
             o.runs

@@ -214,7 +214,9 @@ impl Ctx<'_> {
         if o.is_binary && self.opts.binary == BinaryMode::WithoutMatch {
             return false;
         }
-        if self.q.has_excludes() && !self.args.count && !self.listing() && !self.args.quiet {
+        // A pipeline's `grep -v` (and a `grep -c ''` after it) sees only what
+        // the first grep printed: nothing of a binary part.
+        if self.q.has_excludes() && !self.listing() && !self.args.quiet {
             // A pipeline's `grep -v` sees only what the first grep printed.
             return o.reported > 0;
         }
@@ -269,15 +271,6 @@ fn open(stdin: &Stdin, name: &OsString, nul_check: bool) -> Result<Input, source
     }
 }
 
-/// Options that release scanned pages when `bytes` is a file mapping.
-fn mapped_opts(opts: &SearchOptions, bytes: &source::Bytes) -> SearchOptions {
-    match bytes {
-        // SAFETY: `Bytes::Mapped` is a read-only private file mapping.
-        source::Bytes::Mapped(_) => unsafe { opts.clone().for_mapping() },
-        source::Bytes::Owned(_) => opts.clone(),
-    }
-}
-
 /// The result of [`run_with`].
 #[derive(Clone, Copy, Debug)]
 pub struct RunResult {
@@ -303,6 +296,12 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
             return (EXIT_TROUBLE, false);
         }
     };
+    if args.only_matching {
+        if let Some(why) = q.only_matching_refusal() {
+            eprintln!("grail: {why} is not supported");
+            return (EXIT_TROUBLE, false);
+        }
+    }
     let files: Vec<OsString> = if args.files.is_empty() {
         vec![OsString::from("-")]
     } else {
@@ -361,8 +360,8 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
         .collect();
 
     let plain_lines = !args.quiet && !args.count && !ctx.listing();
-    let selected = if plain_lines && args.tail.is_some() && args.head.is_none() {
-        tail_lines(&mut ctx, &files, &names, &mut out, args.tail.unwrap())
+    let selected = if let (true, Some(t), None) = (plain_lines, args.tail, args.head) {
+        tail_lines(&mut ctx, &files, &names, &mut out, t)
     } else {
         forward_all(&mut ctx, &files, &names, &mut out, &mut recs)
     };
@@ -448,7 +447,7 @@ fn forward_all(
         };
         let res = match input {
             Input::Whole { bytes, has_holes } => {
-                let opts = mapped_opts(&ctx.opts, &bytes);
+                let opts = ctx.opts.clone().for_input(&bytes);
                 search::search_forward(q, &bytes, has_holes, &opts, &mut emit, count_binary)
             }
             Input::Stream(mut r) => {
@@ -477,6 +476,9 @@ fn forward_all(
         if count_mode && !args.quiet {
             let n = if o.is_binary && ctx.opts.binary == BinaryMode::WithoutMatch {
                 0
+            } else if q.has_excludes() {
+                // Like `grep X f | grep -v Y | grep -c ''`: text lines only.
+                o.reported
             } else {
                 o.selected
             };
@@ -500,10 +502,6 @@ fn forward_all(
                 }
             }
         }
-    }
-    if args.files_without_match && !args.quiet {
-        // grep -L succeeds when it lists a file.
-        return Ok(recs.emitted > 0);
     }
     Ok(any)
 }
@@ -539,7 +537,7 @@ fn tail_lines(
         let res = match input {
             Input::Whole { bytes, has_holes } => {
                 let weight = |l: &[u8]| fmt.weight(q, l);
-                let opts = mapped_opts(&ctx.opts, &bytes);
+                let opts = ctx.opts.clone().for_input(&bytes);
                 search::search_tail(q, &bytes, has_holes, want, &opts, &weight).map(|(lines, o)| {
                     for l in &lines {
                         fmt.records(&mut recs, q, name, l);

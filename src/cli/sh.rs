@@ -264,12 +264,8 @@ pub fn plan(s: &str) -> Result<Plan, String> {
         if !greps.is_empty() && !a.files.is_empty() {
             return Err("a later grep stage with file operands (it would ignore the pipe)".into());
         }
-        if !greps.is_empty() || source != Source::Grep {
-            if !a.files.is_empty() {
-                return Err(
-                    "grep with file operands after 'cat |' (it would ignore the pipe)".into(),
-                );
-            }
+        if (!greps.is_empty() || source != Source::Grep) && !a.files.is_empty() {
+            return Err("grep with file operands after 'cat |' (it would ignore the pipe)".into());
         }
         greps.push(argv);
         grep_args.push(a);

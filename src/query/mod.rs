@@ -35,9 +35,14 @@ pub struct QueryError {
 
 impl fmt::Display for QueryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.unsupported {
+            "not supported: "
+        } else {
+            ""
+        };
         match &self.pattern {
-            Some(p) => write!(f, "pattern '{}': {}", p, self.message),
-            None => f.write_str(&self.message),
+            Some(p) => write!(f, "pattern '{}': {what}{}", p, self.message),
+            None => write!(f, "{what}{}", self.message),
         }
     }
 }
@@ -171,8 +176,9 @@ impl QueryBuilder {
     pub fn build(&self) -> Result<Query, QueryError> {
         let translate_all = |pats: &mut dyn Iterator<Item = (Syntax, Flags, &Vec<u8>)>| {
             let mut hirs = Vec::new();
+            let mut quirks = parse::Quirks::default();
             for (syn, flags, p) in pats {
-                let h = parse::translate(p, syn, flags).map_err(|e| {
+                let (h, q) = parse::translate_quirks(p, syn, flags).map_err(|e| {
                     let (message, unsupported) = match e {
                         PatternError::Invalid(m) => (m, false),
                         PatternError::Unsupported(m) => (m, true),
@@ -184,11 +190,14 @@ impl QueryBuilder {
                     }
                 })?;
                 hirs.push(h);
+                quirks.leading_repetition |= q.leading_repetition;
+                quirks.repeated_anchor |= q.repeated_anchor;
             }
-            Ok::<_, QueryError>(hirs)
+            Ok::<_, QueryError>((hirs, quirks))
         };
-        let inc = translate_all(&mut self.includes.iter().map(|(s, p)| (*s, self.flags, p)))?;
-        let exc = translate_all(
+        let (inc, inc_quirks) =
+            translate_all(&mut self.includes.iter().map(|(s, p)| (*s, self.flags, p)))?;
+        let (exc, _) = translate_all(
             &mut self
                 .excludes
                 .iter()
@@ -202,6 +211,8 @@ impl QueryBuilder {
             exclude,
             invert: self.invert,
             longest: std::sync::OnceLock::new(),
+            only_matching_quirk: inc_quirks.leading_repetition || inc_quirks.repeated_anchor,
+            word_and_line: self.flags.word && self.flags.line,
         })
     }
 }
@@ -243,6 +254,8 @@ pub struct Query {
     exclude: Option<Regex>,
     invert: bool,
     longest: std::sync::OnceLock<Result<LongestMatcher, QueryError>>,
+    only_matching_quirk: bool,
+    word_and_line: bool,
 }
 
 impl fmt::Debug for Query {
@@ -264,6 +277,22 @@ impl Query {
     /// True when `-v` is in effect.
     pub fn is_inverted(&self) -> bool {
         self.invert
+    }
+
+    /// Why `-o` cannot print exactly what GNU grep prints for these include
+    /// patterns, if it cannot: GNU's DFA and glibc regex disagree on a
+    /// repetition with nothing to repeat (`*a`) or a repeated anchor (`^*`).
+    pub fn only_matching_refusal(&self) -> Option<&'static str> {
+        self.only_matching_quirk.then_some(
+            "-o with a repetition operator that has nothing to repeat or repeats an anchor \
+             (GNU grep's two matchers disagree on where such matches are)",
+        )
+    }
+
+    /// `-w` and `-x` together: GNU's `-o` then prints each matched line with
+    /// its newline, followed by another newline.
+    pub fn word_and_line(&self) -> bool {
+        self.word_and_line
     }
 
     /// True when there are exclude patterns.

@@ -37,6 +37,21 @@ pub enum PatternError {
     Unsupported(String),
 }
 
+/// Constructs that GNU grep's two matchers (its DFA and glibc regex) read
+/// differently; grail records them so it can refuse where its answer would
+/// not be grep's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Quirks {
+    /// An ERE repetition operator with nothing to repeat (`*a`, `(+b)`):
+    /// lines are selected alike, but `-o` prints differently.
+    pub leading_repetition: bool,
+    /// A repeated `^`/`$` (`^*`, `$+`): same selection, different `-o`.
+    pub repeated_anchor: bool,
+    /// An unmatched `)` in ERE: with `-w`/`-x` grep wraps the pattern in
+    /// parentheses textually and the `)` closes the wrapper.
+    pub stray_close: bool,
+}
+
 /// Flags that change how every pattern is translated.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Flags {
@@ -49,7 +64,18 @@ pub struct Flags {
 }
 
 /// Translate one pattern (no newlines: the caller splits on them) into HIR.
+#[cfg(test)]
 pub fn translate(pattern: &[u8], syntax: Syntax, flags: Flags) -> Result<Hir, PatternError> {
+    translate_quirks(pattern, syntax, flags).map(|(h, _)| h)
+}
+
+/// [`translate`], also reporting the [`Quirks`] the pattern uses.
+pub fn translate_quirks(
+    pattern: &[u8],
+    syntax: Syntax,
+    flags: Flags,
+) -> Result<(Hir, Quirks), PatternError> {
+    let mut quirks = Quirks::default();
     let core = match syntax {
         Syntax::Fixed => literal_hir(pattern, flags.ignore_case),
         Syntax::Basic | Syntax::Extended => {
@@ -58,16 +84,25 @@ pub fn translate(pattern: &[u8], syntax: Syntax, flags: Flags) -> Result<Hir, Pa
                 pos: 0,
                 ere: syntax == Syntax::Extended,
                 icase: flags.ignore_case,
+                quirks: Quirks::default(),
             };
             let hir = p.parse_alternation(0)?;
             if p.pos != p.pat.len() {
                 // Only an unmatched closing group can stop the top level early.
                 return Err(PatternError::Invalid("Unmatched ) or \\)".into()));
             }
+            quirks = p.quirks;
             hir
         }
     };
-    Ok(wrap(core, flags))
+    if quirks.stray_close && (flags.word || flags.line) {
+        return Err(PatternError::Unsupported(
+            "an unmatched ')' with -w or -x: GNU grep wraps the pattern in parentheses as text, so the ')' \
+             closes the wrapper; write it as \\) to mean a literal ')'"
+                .into(),
+        ));
+    }
+    Ok((wrap(core, flags), quirks))
 }
 
 /// Apply `-x` / `-w` around a translated pattern.
@@ -160,6 +195,7 @@ struct Parser<'a> {
     pos: usize,
     ere: bool,
     icase: bool,
+    quirks: Quirks,
 }
 
 /// One element of a branch, before repetition operators are applied.
@@ -211,8 +247,11 @@ impl<'a> Parser<'a> {
         let mut items: Vec<Hir> = Vec::new();
         // The last piece, still open to repetition operators.
         let mut last: Option<Piece> = None;
-        loop {
-            let Some(c) = self.peek() else { break };
+        // Whether glibc regex (which GNU grep also compiles every pattern
+        // with) sees a single-character repetition operator here as having
+        // nothing to repeat: at a branch start or after an assertion.
+        let mut glibc_leading = true;
+        while let Some(c) = self.peek() {
             if self.at_alt() {
                 break;
             }
@@ -223,6 +262,7 @@ impl<'a> Parser<'a> {
                 if self.ere {
                     // An unmatched `)` in ERE is an ordinary character.
                     self.pos += 1;
+                    self.quirks.stray_close = true;
                     push_piece(&mut items, &mut last, Piece::Atom(byte_hir(b')', false)));
                     continue;
                 }
@@ -230,8 +270,34 @@ impl<'a> Parser<'a> {
             }
             // Repetition operators.
             if let Some((min, max, len)) = self.repetition_op()? {
+                if self.ere && matches!(c, b'*' | b'+' | b'?') && glibc_leading {
+                    // glibc skips such operators and reads what follows as
+                    // an atom, even a `)`: the group is then unclosed.
+                    let mut j = self.pos;
+                    while matches!(self.pat.get(j), Some(b'*' | b'+' | b'?')) {
+                        j += 1;
+                    }
+                    if depth > 0 && self.pat.get(j) == Some(&b')') {
+                        return Err(invalid("Unmatched ( or \\("));
+                    }
+                } else {
+                    // A leading `{…}` is ordinary text to glibc.
+                    glibc_leading = false;
+                }
                 match last.take() {
                     Some(Piece::Atom(h)) => {
+                        if let regex_syntax::hir::HirKind::Look(look) = h.kind() {
+                            match look {
+                                Look::StartLF | Look::EndLF => self.quirks.repeated_anchor = true,
+                                _ => {
+                                    return Err(PatternError::Unsupported(
+                                        "a repetition operator applied to a word-boundary assertion \
+                                         (\\<, \\>, \\b, \\B): GNU grep's meaning for it is not reproduced"
+                                            .into(),
+                                    ))
+                                }
+                            }
+                        }
                         self.pos += len;
                         last = Some(Piece::Atom(Hir::repetition(Repetition {
                             min,
@@ -247,6 +313,7 @@ impl<'a> Parser<'a> {
                             // ERE: an operator with nothing before it repeats
                             // the empty string (GNU warns and goes on).
                             self.pos += len;
+                            self.quirks.leading_repetition = true;
                             continue;
                         }
                         // BRE: `*` (or `\{`, `\+`, `\?`) at the start of an
@@ -269,6 +336,10 @@ impl<'a> Parser<'a> {
             }
             let at_start = items.is_empty() && last.is_none();
             let piece = self.parse_atom(depth, at_start)?;
+            glibc_leading = match &piece {
+                Piece::BreCaret => true,
+                Piece::Atom(h) => matches!(h.kind(), regex_syntax::hir::HirKind::Look(_)),
+            };
             push_piece(&mut items, &mut last, piece);
         }
         if let Some(p) = last {

@@ -113,7 +113,7 @@ pub fn parse_size(s: &str) -> Option<u64> {
         _ => (s, 1),
     };
     let v: f64 = num.parse().ok()?;
-    if !(v > 0.0) {
+    if v.is_nan() || v <= 0.0 {
         return Option::None;
     }
     Some((v * mult as f64) as u64)

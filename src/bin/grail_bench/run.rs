@@ -29,7 +29,16 @@ pub struct RunResult {
 /// Run `argv` with `LC_ALL=C`, stdout drained into a hash (and kept if
 /// `keep`), stderr collected.
 pub fn run(argv: &[String], keep: bool) -> std::io::Result<RunResult> {
+    use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(&argv[0]);
+    // A `pre_exec` hook makes std fork() instead of posix_spawn()'s vfork:
+    // a vfork child's `ru_maxrss` starts at this harness's *peak* RSS (the
+    // shared mm's high-water mark is carried over at exec), a forked one's
+    // only at the harness's *current* RSS, which `init` keeps small.
+    // SAFETY: the hook does nothing, so it is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| Ok(()));
+    }
     cmd.args(&argv[1..])
         .env("LC_ALL", "C")
         .stdin(Stdio::null())
@@ -97,6 +106,24 @@ pub fn run(argv: &[String], keep: bool) -> std::io::Result<RunResult> {
         out: kept,
         err,
     })
+}
+
+/// Keep this process's resident set small, so that forked children do not
+/// start with a large RSS: big buffers are mmapped and returned on free.
+pub fn init() {
+    // SAFETY: mallopt only tunes glibc's allocator; called before other threads exist.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 17);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 20);
+    }
+}
+
+/// This process's current resident set in KiB (Linux), for the report.
+pub fn self_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let l = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+    l.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Whether `name` is an executable on `PATH`.

@@ -47,7 +47,7 @@ fn trim(v: f64) -> String {
 /// Render the chart: log2 x axis through the given sizes, log10 y axis.
 pub fn chart(title: &str, subtitle: &str, series: &[Series]) -> String {
     let (w, h) = (860.0, 540.0);
-    let (l, r, t, b) = (90.0, 220.0, 70.0, 60.0);
+    let (l, r, t, b) = (90.0, 220.0, 90.0, 60.0);
     let pw = w - l - r;
     let ph = h - t - b;
     let pts = series.iter().flat_map(|s| s.points.iter());
@@ -83,12 +83,15 @@ pub fn chart(title: &str, subtitle: &str, series: &[Series]) -> String {
         l + pw / 2.0,
         esc(title)
     );
-    let _ = writeln!(
-        s,
-        r##"<text x="{}" y="50" font-size="12" fill="#555" text-anchor="middle">{}</text>"##,
-        l + pw / 2.0,
-        esc(subtitle)
-    );
+    for (k, line) in subtitle.lines().enumerate() {
+        let _ = writeln!(
+            s,
+            r##"<text x="{}" y="{}" font-size="11" fill="#555" text-anchor="middle">{}</text>"##,
+            w / 2.0,
+            48 + 15 * k,
+            esc(line)
+        );
+    }
     // Y grid: 1, 2, 5 per decade.
     let mut d = ly0 as i32;
     while d <= ly1 as i32 {
