@@ -221,6 +221,14 @@ fn split_lines(p: &[u8]) -> Vec<Vec<u8>> {
     p.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
 }
 
+fn one_alternation(hirs: &[Hir]) -> Hir {
+    if hirs.len() == 1 {
+        hirs[0].clone()
+    } else {
+        Hir::alternation(hirs.to_vec())
+    }
+}
+
 fn compile(hirs: &[Hir], kind: MatchKind) -> Result<Option<Regex>, QueryError> {
     if hirs.is_empty() {
         return Ok(None);
@@ -234,7 +242,11 @@ fn compile(hirs: &[Hir], kind: MatchKind) -> Result<Option<Regex>, QueryError> {
         .hybrid_cache_capacity(64 << 20);
     meta::Builder::new()
         .configure(config)
-        .build_many_from_hir(hirs)
+        // One pattern, an alternation: grail never asks which pattern
+        // matched, the Thompson compiler shares prefixes of literal
+        // alternations (a trie, so 100,000 `-f` words stay small), and the
+        // PikeVM fallback then needs 2 slots per state, not 2 per pattern.
+        .build_from_hir(&one_alternation(hirs))
         .map(Some)
         .map_err(|e| QueryError {
             pattern: None,
@@ -350,7 +362,7 @@ impl Query {
                             .nfa_size_limit(Some(AUTOMATON_SIZE_LIMIT))
                             .utf8(false),
                     )
-                    .build_many_from_hir(&self.include_hirs)
+                    .build_from_hir(&one_alternation(&self.include_hirs))
                     .map_err(|e| err(e.to_string()))?;
                 let dfa = DFA::builder()
                     .configure(
