@@ -204,12 +204,18 @@ pub fn search_forward(
         }
         for h in chunk.hits {
             let number = numberer.number(hay, h.start, false);
+            let bytes = hay[h.start..h.end].to_vec();
+            if opts.shrank() {
+                // The copy may have read zeros from a truncated page.
+                shrank = true;
+                return false;
+            }
             out.selected += 1;
             out.reported += 1;
             let go = emit(
                 q,
                 Line {
-                    bytes: hay[h.start..h.end].to_vec(),
+                    bytes,
                     number,
                     offset: h.start as u64,
                 },

@@ -418,7 +418,13 @@ fn forward_all(
             continue;
         }
         let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
-            Ok(i) => i,
+            Ok(i) => Some(i),
+            // grep opens a directory and fails at its first read: the file
+            // still gets its count (0) and can be listed by -L.
+            Err(e @ source::OpenError::Directory) => {
+                ctx.error(name, &e.to_string());
+                None
+            }
             Err(e) => {
                 ctx.error(name, &e.to_string());
                 continue;
@@ -446,19 +452,21 @@ fn forward_all(
             true
         };
         let res = match input {
-            Input::Whole { bytes, has_holes } => {
+            Some(Input::Whole { bytes, has_holes }) => {
                 let opts = ctx.opts.clone().for_input(&bytes);
                 search::search_forward(q, &bytes, has_holes, &opts, &mut emit, count_binary)
             }
-            Input::Stream(mut r) => {
+            Some(Input::Stream(mut r)) => {
                 search::search_stream(q, &mut *r, &ctx.opts, &mut emit, count_binary)
             }
+            None => Ok(Outcome::default()),
         };
         let o = match res {
             Ok(o) => o,
             Err(SearchError::Io(e)) => {
+                // A read error: like grep, report it and count what was read.
                 ctx.error(name, &crate::io_error_text(&e));
-                continue;
+                Outcome::default()
             }
             Err(e) => {
                 ctx.error(name, &e.to_string());
