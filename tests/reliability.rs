@@ -133,7 +133,7 @@ fn truncation_race_never_kills_grail() {
     let mut shrank = 0;
     for round in 0..12 {
         big_log(&path, 1_500_000); // ~90 MB
-        let mut child = Command::new(env!("CARGO_BIN_EXE_grail"))
+        let child = Command::new(env!("CARGO_BIN_EXE_grail"))
             .args(["-c", "-E", "worker [0-9]*7 step", "--threads", "2"])
             .arg(&path)
             .env("LC_ALL", "C")
