@@ -184,52 +184,68 @@ pub fn search_forward(
     if max == 0 {
         return Ok(out);
     }
-    let mut numberer = Numberer {
-        on: opts.line_numbers,
-        pos: 0,
-        n: 0,
-    };
     let mut stopped = false;
     let mut shrank = false;
+    let mut released_to = 0usize;
     let remaining = usize::try_from(max).unwrap_or(usize::MAX);
-    scan::forward(q, hay, 0, l, &opts.scan, Some(remaining), &mut |chunk| {
-        if opts.shrank() {
-            // Pages of this chunk may have read as zeros: print nothing more.
-            shrank = true;
-            return false;
-        }
-        if opts.mapped {
-            // SAFETY: see `text_end`: only set for private read-only mappings.
-            unsafe { crate::source::release_pages(hay, chunk.range.0, chunk.range.1) };
-        }
-        for h in chunk.hits {
-            let number = numberer.number(hay, h.start, false);
-            let bytes = hay[h.start..h.end].to_vec();
+    let mut base = 0u64; // newlines before the current chunk
+    let number_on = opts.line_numbers;
+    scan::forward_with(
+        q,
+        hay,
+        0,
+        l,
+        &opts.scan,
+        Some(remaining),
+        number_on,
+        &mut |chunk| {
             if opts.shrank() {
-                // The copy may have read zeros from a truncated page.
+                // Pages of this chunk may have read as zeros: print nothing more.
                 shrank = true;
                 return false;
             }
-            out.selected += 1;
-            out.reported += 1;
-            let go = emit(
-                q,
-                Line {
-                    bytes,
-                    number,
-                    offset: h.start as u64,
-                },
-            );
-            if !go {
-                stopped = true;
-                return false;
+            for (i, h) in chunk.hits.iter().copied().enumerate() {
+                let number = if number_on {
+                    base + chunk.newlines_before[i] + 1
+                } else {
+                    0
+                };
+                let bytes = hay[h.start..h.end].to_vec();
+                if opts.shrank() {
+                    // The copy may have read zeros from a truncated page.
+                    shrank = true;
+                    return false;
+                }
+                out.selected += 1;
+                out.reported += 1;
+                let go = emit(
+                    q,
+                    Line {
+                        bytes,
+                        number,
+                        offset: h.start as u64,
+                    },
+                );
+                if !go {
+                    stopped = true;
+                    return false;
+                }
+                if out.selected >= max {
+                    return false;
+                }
             }
-            if out.selected >= max {
-                return false;
+            // Released after the hits were copied, so they do not re-map pages.
+            if opts.mapped {
+                // SAFETY: see `text_end`: only set for private read-only mappings.
+                // From where the last release stopped (page-aligned), so pages
+                // on chunk boundaries are released too.
+                unsafe { crate::source::release_pages(hay, released_to, chunk.range.1) };
+                released_to = chunk.range.1;
             }
-        }
-        true
-    });
+            base += chunk.newlines;
+            true
+        },
+    );
     if !stopped && !shrank && out.selected < max && l < hay.len() {
         binary_part(q, hay, l, opts, max, count_binary, &mut out);
     }
@@ -325,7 +341,15 @@ pub fn search_tail(
             n: 0,
         };
         if opts.line_numbers {
-            numberer.n = scan::count_newlines(hay, 0, first.start, opts.scan.parallel);
+            let release = |a: usize, b: usize| {
+                if opts.mapped {
+                    // SAFETY: `mapped` is only set by `for_input` for a
+                    // private read-only file mapping.
+                    unsafe { crate::source::release_pages(hay, a, b) }
+                }
+            };
+            numberer.n =
+                scan::count_newlines_then(hay, 0, first.start, opts.scan.parallel, &release);
             numberer.pos = first.start;
         }
         for h in &hits {

@@ -102,7 +102,6 @@ pub fn open_file(file: File) -> Result<Input, OpenError> {
         // never exposed beyond the search of this one file.
         if let Ok(m) = unsafe { MmapOptions::new().map(&file) } {
             if m.len() as u64 == len {
-                let _ = m.advise(memmap2::Advice::Sequential);
                 return Ok(Input::Whole {
                     bytes: {
                         let g = crate::sigbus::Guard::register(m.as_ptr(), m.len());
@@ -152,7 +151,9 @@ fn file_has_holes(file: &File, len: u64) -> bool {
 pub unsafe fn release_pages(hay: &[u8], start: usize, end: usize) {
     const PAGE: usize = 4096;
     let base = hay.as_ptr() as usize;
-    let a = (base + start).div_ceil(PAGE) * PAGE;
+    // Round the start down: the caller releases contiguous ranges, so a
+    // page shared with the previous range was scanned already.
+    let a = (base + start) / PAGE * PAGE;
     let b = (base + end) / PAGE * PAGE;
     if b > a {
         // SAFETY: [a, b) lies inside `hay`, which the caller guarantees is a

@@ -180,14 +180,28 @@ pub fn chunks(hay: &[u8], start: usize, end: usize, size: usize) -> Vec<(usize, 
 
 /// Count `\n` bytes in `hay[a..b]`, in parallel for large ranges.
 pub fn count_newlines(hay: &[u8], a: usize, b: usize, parallel: bool) -> u64 {
+    count_newlines_then(hay, a, b, parallel, &|_, _| {})
+}
+
+/// [`count_newlines`], calling `done(x, y)` for each range counted (to
+/// release its pages).
+pub fn count_newlines_then(
+    hay: &[u8],
+    a: usize,
+    b: usize,
+    parallel: bool,
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> u64 {
     const PAR: usize = 8 << 20;
+    let one = |(i, c): (usize, &[u8])| {
+        let n = memchr::memchr_iter(b'\n', c).count() as u64;
+        done(a + i * PAR, a + i * PAR + c.len());
+        n
+    };
     if !parallel || b - a < PAR {
-        return memchr::memchr_iter(b'\n', &hay[a..b]).count() as u64;
+        return hay[a..b].chunks(PAR).enumerate().map(one).sum();
     }
-    hay[a..b]
-        .par_chunks(PAR)
-        .map(|c| memchr::memchr_iter(b'\n', c).count() as u64)
-        .sum()
+    hay[a..b].par_chunks(PAR).enumerate().map(one).sum()
 }
 
 /// Index of the first NUL byte in `hay`, in parallel for large inputs.
@@ -217,6 +231,10 @@ pub struct ChunkHits {
     pub hits: Vec<Hit>,
     /// True if the chunk stopped early because `limit` hits were found.
     pub truncated: bool,
+    /// With numbering: newlines between the chunk start and each hit.
+    pub newlines_before: Vec<u64>,
+    /// With numbering: newlines in the whole chunk (when not truncated).
+    pub newlines: u64,
 }
 
 /// Scan `[start, end)` forwards in ordered batches of parallel chunks, giving
@@ -232,12 +250,31 @@ pub fn forward(
     limit: Option<usize>,
     consume: &mut dyn FnMut(ChunkHits) -> bool,
 ) {
-    let all = chunks(hay, start, end, cfg.chunk_size);
+    forward_with(q, hay, start, end, cfg, limit, false, consume)
+}
+
+/// [`forward`], also counting newlines in each chunk (in parallel) when
+/// `number` is set, so that line numbers need no second pass.
+#[allow(clippy::too_many_arguments)]
+pub fn forward_with(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    cfg: &ScanConfig,
+    limit: Option<usize>,
+    number: bool,
+    consume: &mut dyn FnMut(ChunkHits) -> bool,
+) {
+    // Chunk boundaries are found batch by batch, just ahead of the scan:
+    // finding them all up front would touch (and map) a page per chunk of
+    // the whole file before the first byte is scanned.
     let batch = if cfg.parallel {
         rayon::current_num_threads().max(1) * 2
     } else {
         1
     };
+    let size = cfg.chunk_size.max(1);
     let run = |&(a, b): &(usize, usize)| {
         let mut hits = Vec::new();
         let mut truncated = false;
@@ -249,13 +286,35 @@ pub fn forward(
             }
             true
         });
+        let mut newlines_before = Vec::new();
+        let mut newlines = 0;
+        if number {
+            let mut pos = a;
+            for h in &hits {
+                newlines += memchr::memchr_iter(b'\n', &hay[pos..h.start]).count() as u64;
+                newlines_before.push(newlines);
+                pos = h.start;
+            }
+            newlines += memchr::memchr_iter(b'\n', &hay[pos..b]).count() as u64;
+        }
         ChunkHits {
             range: (a, b),
             hits,
             truncated,
+            newlines_before,
+            newlines,
         }
     };
-    for group in all.chunks(batch) {
+    let mut s = start;
+    let mut group = Vec::with_capacity(batch);
+    while s < end {
+        group.clear();
+        while group.len() < batch && s < end {
+            let e = next_line_start(hay, s.saturating_add(size).min(end), end);
+            let e = if e <= s { end } else { e };
+            group.push((s, e));
+            s = e;
+        }
         let results: Vec<ChunkHits> = if cfg.parallel && group.len() > 1 {
             group.par_iter().map(run).collect()
         } else {
