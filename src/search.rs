@@ -121,26 +121,44 @@ impl From<io::Error> for SearchError {
 
 /// Where a scan of a whole input stops being text.
 fn text_end(hay: &[u8], has_holes: bool, opts: &SearchOptions) -> Result<usize, SearchError> {
+    text_end_counting(hay, has_holes, opts, false).map(|(l, _)| l)
+}
+
+/// [`text_end`], with per-piece newline counts (see
+/// [`scan::first_nul_counting`]) when `count` is set and the file was read.
+fn text_end_counting(
+    hay: &[u8],
+    has_holes: bool,
+    opts: &SearchOptions,
+    count: bool,
+) -> Result<(usize, Option<Vec<u64>>), SearchError> {
     if opts.binary == BinaryMode::Text {
-        return Ok(hay.len());
+        return Ok((hay.len(), None));
     }
     if has_holes {
-        return Ok(0);
+        return Ok((0, None));
     }
-    // SAFETY: `mapped` is only set by `for_input` for `Bytes::Mapped`, a
-    // private read-only file mapping.
     let release = |a: usize, b: usize| {
         if opts.mapped {
+            // SAFETY: `mapped` is only set by `for_input` for
+            // `Bytes::Mapped`, a private read-only file mapping.
             unsafe { crate::source::release_pages(hay, a, b) }
         }
     };
-    let z = scan::first_nul(hay, opts.scan.parallel, &release);
+    let (z, counts) = if count {
+        let (z, c) = scan::first_nul_counting(hay, opts.scan.parallel, &release);
+        (z, Some(c))
+    } else {
+        (scan::first_nul(hay, opts.scan.parallel, &release), None)
+    };
     if opts.shrank() {
         return Err(SearchError::Shrank);
     }
     match z {
-        None => Ok(hay.len()),
-        Some(z) => binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary),
+        None => Ok((hay.len(), counts)),
+        Some(z) => binary::text_end(hay, z)
+            .map(|l| (l, counts))
+            .ok_or(SearchError::AmbiguousBinary),
     }
 }
 
@@ -284,7 +302,7 @@ pub fn search_tail(
     opts: &SearchOptions,
     weight: &(dyn Fn(&[u8]) -> usize + Sync),
 ) -> Result<(Vec<Line>, Outcome), SearchError> {
-    let l = text_end(hay, has_holes, opts)?;
+    let (l, piece_newlines) = text_end_counting(hay, has_holes, opts, opts.line_numbers)?;
     let mut out = Outcome {
         is_binary: l < hay.len(),
         ..Outcome::default()
@@ -348,8 +366,18 @@ pub fn search_tail(
                     unsafe { crate::source::release_pages(hay, a, b) }
                 }
             };
-            numberer.n =
-                scan::count_newlines_then(hay, 0, first.start, opts.scan.parallel, &release);
+            numberer.n = match &piece_newlines {
+                // The NUL check already counted whole pieces: count only
+                // the part of the last piece before the first line.
+                Some(c) => {
+                    let k = first.start / scan::NUL_PIECE;
+                    c[..k].iter().sum::<u64>()
+                        + scan::count_newlines(hay, k * scan::NUL_PIECE, first.start, false)
+                }
+                None => {
+                    scan::count_newlines_then(hay, 0, first.start, opts.scan.parallel, &release)
+                }
+            };
             numberer.pos = first.start;
         }
         for h in &hits {

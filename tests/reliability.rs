@@ -491,3 +491,27 @@ fn ambiguous_binary_boundary_is_refused_not_guessed() {
     }
     let _ = Syntax::Basic;
 }
+
+/// Line numbers of a tail on a file larger than the NUL check's 8 MiB
+/// pieces: the check's per-piece newline counts must add up exactly.
+#[test]
+fn tail_line_numbers_on_a_multi_piece_file_match_grep() {
+    let dir = tempfile::tempdir().unwrap();
+    big_log(&dir.path().join("big.log"), 500_000); // ~30 MB, 4 pieces
+    for n in ["1", "10", "300000"] {
+        let want = Command::new("bash")
+            .arg("-c")
+            .arg(format!("grep -n 'worker [0-9]*99 ' big.log | tail -n {n}"))
+            .current_dir(dir.path())
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        for extra in [&[][..], &["-a"][..], &["--threads", "1"][..]] {
+            let mut args = vec!["-n", "-t", n];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(&["worker [0-9]*99 ", "big.log"]);
+            let got = grail(&args, dir.path());
+            assert!(got.stdout == want.stdout, "-n -t {n} {extra:?}");
+        }
+    }
+}

@@ -223,6 +223,32 @@ pub fn first_nul(
     hay.par_chunks(PAR).enumerate().filter_map(one).min()
 }
 
+/// Size of the pieces [`first_nul_counting`] reports newline counts for.
+pub const NUL_PIECE: usize = 8 << 20;
+
+/// [`first_nul`] that also counts the newlines of every `NUL_PIECE`-sized
+/// piece while it is in cache, so a tail with line numbers needs no second
+/// pass over the file. Returns the first NUL and the per-piece counts.
+pub fn first_nul_counting(
+    hay: &[u8],
+    parallel: bool,
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> (Option<usize>, Vec<u64>) {
+    let one = |(i, c): (usize, &[u8])| {
+        let r = memchr(0, c).map(|p| i * NUL_PIECE + p);
+        let n = memchr::memchr_iter(b'\n', c).count() as u64;
+        done(i * NUL_PIECE, i * NUL_PIECE + c.len());
+        (r, n)
+    };
+    let v: Vec<(Option<usize>, u64)> = if parallel && hay.len() >= NUL_PIECE {
+        hay.par_chunks(NUL_PIECE).enumerate().map(one).collect()
+    } else {
+        hay.chunks(NUL_PIECE).enumerate().map(one).collect()
+    };
+    let z = v.iter().filter_map(|x| x.0).min();
+    (z, v.into_iter().map(|x| x.1).collect())
+}
+
 /// Results of one chunk of a forward scan.
 pub struct ChunkHits {
     /// Chunk range.
