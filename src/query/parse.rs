@@ -542,16 +542,7 @@ impl<'a> Parser<'a> {
             if c == b'[' && matches!(p.get(i + 1), Some(b':') | Some(b'=') | Some(b'.')) {
                 let kind = p[i + 1];
                 let body = i + 2;
-                let mut j = body;
-                loop {
-                    if j + 1 >= p.len() {
-                        return Err(invalid(UNMATCHED));
-                    }
-                    if p[j] == kind && p[j + 1] == b']' {
-                        break;
-                    }
-                    j += 1;
-                }
+                let j = bracket_item_end(p, body, kind)?;
                 let name = &p[body..j];
                 i = j + 2;
                 match kind {
@@ -586,16 +577,7 @@ impl<'a> Parser<'a> {
                     Some(b'[') if p.get(i + 1) == Some(&b'.') || p.get(i + 1) == Some(&b'=') => {
                         let kind = p[i + 1];
                         let body = i + 2;
-                        let mut j = body;
-                        loop {
-                            if j + 1 >= p.len() {
-                                return Err(invalid(UNMATCHED));
-                            }
-                            if p[j] == kind && p[j + 1] == b']' {
-                                break;
-                            }
-                            j += 1;
-                        }
+                        let j = bracket_item_end(p, body, kind)?;
                         if j - body != 1 {
                             return Err(invalid("Invalid collation character"));
                         }
@@ -641,6 +623,21 @@ impl<'a> Parser<'a> {
             return Ok(class_hir(set, false));
         }
         Ok(class_hir(set, self.icase))
+    }
+}
+
+/// The end of a `[:name:]`, `[=c=]` or `[.c.]` body starting at `body`:
+/// the index of the closing `kind` byte (followed by `]`).
+fn bracket_item_end(p: &[u8], body: usize, kind: u8) -> Result<usize, PatternError> {
+    let mut j = body;
+    loop {
+        if j + 1 >= p.len() {
+            return Err(invalid("Unmatched [, [^, [:, [., or [="));
+        }
+        if p[j] == kind && p[j + 1] == b']' {
+            return Ok(j);
+        }
+        j += 1;
     }
 }
 

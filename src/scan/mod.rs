@@ -61,19 +61,27 @@ pub fn scan_region(
         let Some(m) = q.find_include_end(hay, pos, end) else {
             break;
         };
-        let ls = memrchr(b'\n', &hay[pos..m]).map_or(pos, |i| pos + i + 1);
-        if m == end && ls == end {
-            // An empty match at a line start that belongs to the next region
-            // (or to nothing, after the final newline).
+        let Some((ls, le)) = matched_line(hay, pos, end, m) else {
             break;
-        }
-        let le = memchr(b'\n', &hay[m..end]).map_or(end, |i| m + i);
+        };
         if !q.exclude_matches(&hay[ls..le]) && !f(Hit { start: ls, end: le }) {
             return false;
         }
         pos = le + 1;
     }
     true
+}
+
+/// The line `[start, end)` (end at its newline) holding a match that ends
+/// at `m`, searching from the line start `pos` within a region ending at
+/// `end`; `None` for an empty match at `end` that is the start of a line
+/// outside the region (or after the final newline).
+fn matched_line(hay: &[u8], pos: usize, end: usize, m: usize) -> Option<(usize, usize)> {
+    let ls = memrchr(b'\n', &hay[pos..m]).map_or(pos, |i| pos + i + 1);
+    if m == end && ls == end {
+        return None;
+    }
+    Some((ls, memchr(b'\n', &hay[m..end]).map_or(end, |i| m + i)))
 }
 
 /// Lines of `hay[a..b]` (line-aligned), none of which matches an include:
@@ -88,16 +96,11 @@ fn emit_unmatched(
     let mut pos = a;
     while pos < b {
         // Next excluded line in [pos, b), if any.
-        let stop = match q.find_exclude_end(hay, pos, b) {
-            Some(m) => {
-                let ls = memrchr(b'\n', &hay[pos..m]).map_or(pos, |i| pos + i + 1);
-                if m == b && ls == b {
-                    (b, None)
-                } else {
-                    let le = memchr(b'\n', &hay[m..b]).map_or(b, |i| m + i);
-                    (ls, Some(le))
-                }
-            }
+        let stop = match q
+            .find_exclude_end(hay, pos, b)
+            .and_then(|m| matched_line(hay, pos, b, m))
+        {
+            Some((ls, le)) => (ls, Some(le)),
             None => (b, None),
         };
         let mut p = pos;
@@ -125,16 +128,11 @@ fn scan_inverted(
 ) -> bool {
     let mut pos = start;
     while pos < end {
-        let (gap_end, next) = match q.find_include_end(hay, pos, end) {
-            Some(m) => {
-                let ls = memrchr(b'\n', &hay[pos..m]).map_or(pos, |i| pos + i + 1);
-                if m == end && ls == end {
-                    (end, None)
-                } else {
-                    let le = memchr(b'\n', &hay[m..end]).map_or(end, |i| m + i);
-                    (ls, Some(le + 1))
-                }
-            }
+        let (gap_end, next) = match q
+            .find_include_end(hay, pos, end)
+            .and_then(|m| matched_line(hay, pos, end, m))
+        {
+            Some((ls, le)) => (ls, Some(le + 1)),
             None => (end, None),
         };
         if !emit_unmatched(q, hay, pos, gap_end, f) {
