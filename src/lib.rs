@@ -91,7 +91,7 @@ impl<'q> Searcher<'q> {
             false,
             &self.opts,
             &mut |_, l| {
-                v.push(l);
+                v.push(l.clone());
                 true
             },
             false,
@@ -111,7 +111,7 @@ impl<'q> Searcher<'q> {
             false,
             &self.opts,
             &mut |_, l| {
-                v.push(l);
+                v.push(l.clone());
                 v.len() < n
             },
             false,
@@ -162,7 +162,7 @@ impl<'q> Searcher<'q> {
                             if ring.len() == n {
                                 ring.pop_front();
                             }
-                            ring.push_back(l);
+                            ring.push_back(l.clone());
                         }
                         true
                     },

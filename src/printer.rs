@@ -50,6 +50,38 @@ impl Format {
         }
     }
 
+    /// Write `line` as one plain record (not `-o`) to `w`.
+    pub fn write_line(
+        &self,
+        w: &mut dyn std::io::Write,
+        name: &[u8],
+        line: &Line,
+    ) -> std::io::Result<()> {
+        let mut head = [0u8; 64];
+        let mut p = Vec::new();
+        let prefix: &[u8] = if self.with_filename {
+            self.prefix(&mut p, name, line.number, line.offset);
+            &p
+        } else {
+            // No file name: the prefix fits on the stack.
+            let mut n = 0;
+            if self.line_number {
+                n += put_num(&mut head[n..], line.number);
+                head[n] = b':';
+                n += 1;
+            }
+            if self.byte_offset {
+                n += put_num(&mut head[n..], line.offset);
+                head[n] = b':';
+                n += 1;
+            }
+            &head[..n]
+        };
+        w.write_all(prefix)?;
+        w.write_all(&line.bytes)?;
+        w.write_all(b"\n")
+    }
+
     /// Append the records of `line`, each as its own `Vec`, to `recs`.
     pub fn records(&self, recs: &mut Vec<Vec<u8>>, q: &Query, name: &[u8], line: &Line) {
         if !self.only_matching {
@@ -84,7 +116,7 @@ impl Format {
     }
 }
 
-fn push_num(out: &mut Vec<u8>, mut n: u64) {
+fn put_num(buf: &mut [u8], mut n: u64) -> usize {
     let mut tmp = [0u8; 20];
     let mut i = tmp.len();
     loop {
@@ -95,5 +127,13 @@ fn push_num(out: &mut Vec<u8>, mut n: u64) {
             break;
         }
     }
-    out.extend_from_slice(&tmp[i..]);
+    let len = tmp.len() - i;
+    buf[..len].copy_from_slice(&tmp[i..]);
+    len
+}
+
+fn push_num(out: &mut Vec<u8>, n: u64) {
+    let mut tmp = [0u8; 20];
+    let len = put_num(&mut tmp, n);
+    out.extend_from_slice(&tmp[..len]);
 }

@@ -190,7 +190,7 @@ pub fn search_forward(
     hay: &[u8],
     has_holes: bool,
     opts: &SearchOptions,
-    emit: &mut dyn FnMut(&Query, Line) -> bool,
+    emit: &mut dyn FnMut(&Query, &Line) -> bool,
     count_binary: bool,
 ) -> Result<Outcome, SearchError> {
     let l = text_end(hay, has_holes, opts)?;
@@ -205,6 +205,12 @@ pub fn search_forward(
     let mut stopped = false;
     let mut shrank = false;
     let mut released_to = 0usize;
+    // One line buffer, refilled for every hit: no allocation per line.
+    let mut line = Line {
+        bytes: Vec::new(),
+        number: 0,
+        offset: 0,
+    };
     let remaining = usize::try_from(max).unwrap_or(usize::MAX);
     let mut base = 0u64; // newlines before the current chunk
     let number_on = opts.line_numbers;
@@ -223,12 +229,14 @@ pub fn search_forward(
                 return false;
             }
             for (i, h) in chunk.hits.iter().copied().enumerate() {
-                let number = if number_on {
+                line.number = if number_on {
                     base + chunk.newlines_before[i] + 1
                 } else {
                     0
                 };
-                let bytes = hay[h.start..h.end].to_vec();
+                line.offset = h.start as u64;
+                line.bytes.clear();
+                line.bytes.extend_from_slice(&hay[h.start..h.end]);
                 if opts.shrank() {
                     // The copy may have read zeros from a truncated page.
                     shrank = true;
@@ -236,14 +244,7 @@ pub fn search_forward(
                 }
                 out.selected += 1;
                 out.reported += 1;
-                let go = emit(
-                    q,
-                    Line {
-                        bytes,
-                        number,
-                        offset: h.start as u64,
-                    },
-                );
+                let go = emit(q, &line);
                 if !go {
                     stopped = true;
                     return false;
@@ -411,7 +412,7 @@ pub fn search_stream(
     q: &Query,
     reader: &mut dyn Read,
     opts: &SearchOptions,
-    emit: &mut dyn FnMut(&Query, Line) -> bool,
+    emit: &mut dyn FnMut(&Query, &Line) -> bool,
     count_binary: bool,
 ) -> Result<Outcome, SearchError> {
     const READ: usize = 96 * 1024;
@@ -487,7 +488,7 @@ pub fn search_stream(
                         number,
                         offset: base + h.start as u64,
                     };
-                    if !emit(q, line) || out.selected >= max {
+                    if !emit(q, &line) || out.selected >= max {
                         stop = true;
                         return false;
                     }

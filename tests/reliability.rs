@@ -192,7 +192,7 @@ fn growing_file_answers_for_the_length_at_open() {
         false,
         &SearchOptions::default().for_input(&bytes),
         &mut |_, l| {
-            lines.push(l.bytes);
+            lines.push(l.bytes.clone());
             true
         },
         false,

@@ -134,6 +134,21 @@ impl Out<'_> {
         }
     }
 
+    /// Write through `f` into the buffer, remembering a failure.
+    fn with(&mut self, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        let r = f(&mut self.w).and_then(|_| {
+            if self.line_buffered {
+                self.w.flush()
+            } else {
+                Ok(())
+            }
+        });
+        self.check(r)
+    }
+
     fn flush(&mut self) -> bool {
         if self.failed.is_some() {
             return false;
@@ -152,6 +167,20 @@ struct Records {
 }
 
 impl Records {
+    /// Count one record written directly; false when none is wanted.
+    fn take_one(&mut self) -> bool {
+        if self.head.is_some_and(|h| self.emitted >= h) {
+            return false;
+        }
+        self.emitted += 1;
+        true
+    }
+
+    /// Whether another record is wanted after this one.
+    fn wants_more(&self) -> bool {
+        self.head.is_none_or(|h| self.emitted < h)
+    }
+
     /// Offer a record; returns false when no more records are wanted.
     fn push(&mut self, out: &mut Out, rec: Vec<u8>) -> bool {
         if let Some(h) = self.head {
@@ -434,15 +463,27 @@ fn forward_all(
         let count_mode = args.count;
         let count_binary = count_mode;
         let fmt = ctx.fmt.clone();
-        let mut emit = |q: &Query, line: Line| -> bool {
+        let mut emit = |q: &Query, line: &Line| -> bool {
             if quiet_mode {
                 return false; // one selected line settles it
             }
             if count_mode {
                 return true;
             }
+            if recs.tail.is_none() && !fmt.only_matching {
+                // Straight into the output buffer: no allocation per line.
+                if !recs.take_one() {
+                    more = false;
+                    return false;
+                }
+                if !out.with(|w| fmt.write_line(w, name, line)) {
+                    more = false;
+                    return false;
+                }
+                return recs.wants_more();
+            }
             let mut rs = Vec::new();
-            fmt.records(&mut rs, q, name, &line);
+            fmt.records(&mut rs, q, name, line);
             for r in rs {
                 if !recs.push(out, r) {
                     more = false;
@@ -559,9 +600,9 @@ fn tail_lines(
                     q,
                     &mut *r,
                     &ctx.opts,
-                    &mut |q, line| {
+                    &mut |q, line: &Line| {
                         let mut rs = Vec::new();
-                        fmt.records(&mut rs, q, name, &line);
+                        fmt.records(&mut rs, q, name, line);
                         for rec in rs {
                             if want > 0 {
                                 if ring.len() == want {
