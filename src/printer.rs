@@ -50,6 +50,20 @@ impl Format {
         }
     }
 
+    /// Append one plain record (not `-o`) for a line's parts to `out`.
+    pub fn push_line(
+        &self,
+        out: &mut Vec<u8>,
+        name: &[u8],
+        bytes: &[u8],
+        number: u64,
+        offset: u64,
+    ) {
+        self.prefix(out, name, number, offset);
+        out.extend_from_slice(bytes);
+        out.push(b'\n');
+    }
+
     /// Write `line` as one plain record (not `-o`) to `w`.
     pub fn write_line(
         &self,

@@ -274,6 +274,84 @@ pub fn search_forward(
     Ok(out)
 }
 
+/// Formats one selected line into a buffer: `(buf, line, number, offset)`.
+pub type LineFormat<'a> = dyn Fn(&mut Vec<u8>, &[u8], u64, u64) + Sync + 'a;
+
+/// Search the whole input forwards and hand the text part's selected lines,
+/// formatted by `format(buf, line, number, offset)` in parallel chunk by
+/// chunk, to `sink` in file order until it returns false. The fast path for
+/// plain output (no `-m`, tail, head or `-o`): nothing is allocated per line
+/// and formatting runs on every core.
+pub fn search_forward_bulk(
+    q: &Query,
+    hay: &[u8],
+    has_holes: bool,
+    opts: &SearchOptions,
+    format: &LineFormat<'_>,
+    sink: &mut dyn FnMut(&[u8]) -> bool,
+) -> Result<Outcome, SearchError> {
+    use rayon::prelude::*;
+    let l = text_end(hay, has_holes, opts)?;
+    let mut out = Outcome {
+        is_binary: l < hay.len(),
+        ..Outcome::default()
+    };
+    let number_on = opts.line_numbers;
+    let (mut base, mut released_to) = (0u64, 0usize);
+    let (mut stopped, mut shrank) = (false, false);
+    scan::forward_batches(q, hay, 0, l, &opts.scan, None, number_on, &mut |batch| {
+        let mut bases = Vec::with_capacity(batch.len());
+        for c in &batch {
+            bases.push(base);
+            base += c.newlines;
+        }
+        let render = |(c, b0): (&scan::ChunkHits, &u64)| {
+            let mut buf = Vec::new();
+            for (i, h) in c.hits.iter().enumerate() {
+                let n = if number_on {
+                    b0 + c.newlines_before[i] + 1
+                } else {
+                    0
+                };
+                format(&mut buf, &hay[h.start..h.end], n, h.start as u64);
+            }
+            buf
+        };
+        let bufs: Vec<Vec<u8>> = if opts.scan.parallel {
+            batch.par_iter().zip(bases.par_iter()).map(render).collect()
+        } else {
+            batch.iter().zip(bases.iter()).map(render).collect()
+        };
+        if opts.shrank() {
+            // Some copy may have read zeros from a truncated page.
+            shrank = true;
+            return false;
+        }
+        for (c, buf) in batch.iter().zip(&bufs) {
+            out.selected += c.hits.len() as u64;
+            out.reported += c.hits.len() as u64;
+            if !buf.is_empty() && !sink(buf) {
+                stopped = true;
+                return false;
+            }
+        }
+        if let (true, Some(last)) = (opts.mapped, batch.last()) {
+            // SAFETY: `mapped` is only set by `for_input` for a private
+            // read-only file mapping; everything below `last` is written.
+            unsafe { crate::source::release_pages(hay, released_to, last.range.1) };
+            released_to = last.range.1;
+        }
+        true
+    });
+    if shrank || opts.shrank() {
+        return Err(SearchError::Shrank);
+    }
+    if !stopped && l < hay.len() {
+        binary_part(q, hay, l, opts, u64::MAX, false, &mut out);
+    }
+    Ok(out)
+}
+
 fn binary_part(
     q: &Query,
     hay: &[u8],

@@ -463,6 +463,14 @@ fn forward_all(
         let count_mode = args.count;
         let count_binary = count_mode;
         let fmt = ctx.fmt.clone();
+        // Plain output of every selected line: formatted in parallel.
+        let bulk = !quiet_mode
+            && !count_mode
+            && recs.tail.is_none()
+            && recs.head.is_none()
+            && args.max_count.is_none()
+            && !args.only_matching
+            && !args.line_buffered;
         let mut emit = |q: &Query, line: &Line| -> bool {
             if quiet_mode {
                 return false; // one selected line settles it
@@ -493,6 +501,21 @@ fn forward_all(
             true
         };
         let res = match input {
+            Some(Input::Whole { bytes, has_holes }) if bulk => {
+                let opts = ctx.opts.clone().for_input(&bytes);
+                let fmt = ctx.fmt.clone();
+                let format = |buf: &mut Vec<u8>, line: &[u8], n: u64, off: u64| {
+                    fmt.push_line(buf, name, line, n, off)
+                };
+                let r =
+                    search::search_forward_bulk(q, &bytes, has_holes, &opts, &format, &mut |b| {
+                        out.write(b)
+                    });
+                if let Ok(o) = &r {
+                    recs.emitted += o.reported as usize;
+                }
+                r
+            }
             Some(Input::Whole { bytes, has_holes }) => {
                 let opts = ctx.opts.clone().for_input(&bytes);
                 search::search_forward(q, &bytes, has_holes, &opts, &mut emit, count_binary)

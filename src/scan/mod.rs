@@ -277,8 +277,7 @@ pub fn forward(
     forward_with(q, hay, start, end, cfg, limit, false, consume)
 }
 
-/// [`forward`], also counting newlines in each chunk (in parallel) when
-/// `number` is set, so that line numbers need no second pass.
+/// [`forward_batches`], one chunk at a time.
 #[allow(clippy::too_many_arguments)]
 pub fn forward_with(
     q: &Query,
@@ -289,6 +288,25 @@ pub fn forward_with(
     limit: Option<usize>,
     number: bool,
     consume: &mut dyn FnMut(ChunkHits) -> bool,
+) {
+    forward_batches(q, hay, start, end, cfg, limit, number, &mut |batch| {
+        batch.into_iter().all(&mut *consume)
+    })
+}
+
+/// [`forward`], giving each batch of chunks (in file order) to `consume`
+/// at once, and also counting newlines in each chunk (in parallel) when
+/// `number` is set, so that line numbers need no second pass.
+#[allow(clippy::too_many_arguments)]
+pub fn forward_batches(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    cfg: &ScanConfig,
+    limit: Option<usize>,
+    number: bool,
+    consume: &mut dyn FnMut(Vec<ChunkHits>) -> bool,
 ) {
     // Chunk boundaries are found batch by batch, just ahead of the scan:
     // finding them all up front would touch (and map) a page per chunk of
@@ -344,10 +362,8 @@ pub fn forward_with(
         } else {
             group.iter().map(run).collect()
         };
-        for r in results {
-            if !consume(r) {
-                return;
-            }
+        if !consume(results) {
+            return;
         }
     }
 }
