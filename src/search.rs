@@ -425,7 +425,14 @@ pub fn search_tail(
         }
         first.into_iter().map(|(h, _)| h).collect()
     } else {
-        scan::tail(q, hay, 0, l, need, &opts.scan, &w).0
+        let release = |a: usize, b: usize| {
+            if opts.mapped {
+                // SAFETY: `mapped` is only set by `for_input` for a private
+                // read-only file mapping.
+                unsafe { crate::source::release_pages(hay, a, b) }
+            }
+        };
+        scan::tail_then(q, hay, 0, l, need, &opts.scan, &w, &release).0
     };
     if opts.shrank() {
         return Err(SearchError::Shrank);

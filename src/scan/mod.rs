@@ -382,6 +382,21 @@ pub fn tail(
     cfg: &ScanConfig,
     weight: &(dyn Fn(Hit) -> usize + Sync),
 ) -> (Vec<Hit>, usize) {
+    tail_then(q, hay, start, end, need, cfg, weight, &|_, _| {})
+}
+
+/// [`tail`], calling `done(a, b)` for each range scanned (to release its pages).
+#[allow(clippy::too_many_arguments)]
+pub fn tail_then(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    need: usize,
+    cfg: &ScanConfig,
+    weight: &(dyn Fn(Hit) -> usize + Sync),
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> (Vec<Hit>, usize) {
     let mut kept: VecDeque<Hit> = VecDeque::new();
     let mut have = 0usize;
     let mut size = cfg.tail_start.max(1);
@@ -437,6 +452,9 @@ pub fn tail(
                 kept.push_front(h);
                 have += hw;
             }
+        }
+        if let (Some(first), Some(last)) = (ranges.last(), ranges.first()) {
+            done(first.0, last.1);
         }
         size = (size * 2).min(max_size);
     }
