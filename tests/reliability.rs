@@ -10,8 +10,9 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn grail(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grail"))
+/// Run `program` with `args` in `dir`, C locale, no stdin.
+fn run(program: &str, args: &[&str], dir: &Path) -> Output {
+    Command::new(program)
         .args(args)
         .current_dir(dir)
         .env("LC_ALL", "C")
@@ -20,14 +21,12 @@ fn grail(args: &[&str], dir: &Path) -> Output {
         .unwrap()
 }
 
+fn grail(args: &[&str], dir: &Path) -> Output {
+    run(env!("CARGO_BIN_EXE_grail"), args, dir)
+}
+
 fn grep(args: &[&str], dir: &Path) -> Output {
-    Command::new("grep")
-        .args(args)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    run("grep", args, dir)
 }
 
 fn stderr(o: &Output) -> String {
