@@ -99,6 +99,17 @@ fn refuse(what: &str, why: &str) -> UsageError {
     UsageError(format!("{what} is not supported: {why}"))
 }
 
+/// grep refuses two different matchers (`-E -F`); the same one twice is fine.
+fn set_syntax(a: &mut Args, s: Syntax) -> Result<(), UsageError> {
+    match a.syntax {
+        Some(old) if old != s => Err(UsageError("conflicting matchers specified".into())),
+        _ => {
+            a.syntax = Some(s);
+            Ok(())
+        }
+    }
+}
+
 /// Parse `argv` (without the program name).
 pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
     let mut a = Args::default();
@@ -135,9 +146,9 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
                 }
                 a.explicit_patterns = true;
             }
-            Short('E') | Long("extended-regexp") => a.syntax = Some(Syntax::Extended),
-            Short('F') | Long("fixed-strings") => a.syntax = Some(Syntax::Fixed),
-            Short('G') | Long("basic-regexp") => a.syntax = Some(Syntax::Basic),
+            Short('E') | Long("extended-regexp") => set_syntax(&mut a, Syntax::Extended)?,
+            Short('F') | Long("fixed-strings") => set_syntax(&mut a, Syntax::Fixed)?,
+            Short('G') | Long("basic-regexp") => set_syntax(&mut a, Syntax::Basic)?,
             Short('P') | Long("perl-regexp") => {
                 return Err(refuse(
                     "-P",
@@ -160,8 +171,15 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
             Short('x') | Long("line-regexp") => a.line = true,
             Short('v') | Long("invert-match") => a.invert = true,
             Short('c') | Long("count") => a.count = true,
-            Short('l') | Long("files-with-matches") => a.files_with_matches = true,
-            Short('L') | Long("files-without-match") => a.files_without_match = true,
+            // The later of -l and -L wins, as in grep.
+            Short('l') | Long("files-with-matches") => {
+                a.files_with_matches = true;
+                a.files_without_match = false;
+            }
+            Short('L') | Long("files-without-match") => {
+                a.files_without_match = true;
+                a.files_with_matches = false;
+            }
             Short('q') | Long("quiet") | Long("silent") => a.quiet = true,
             Short('s') | Long("no-messages") => a.no_messages = true,
             Short('n') | Long("line-number") => a.line_number = true,

@@ -325,6 +325,19 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
             return (EXIT_TROUBLE, false);
         }
     };
+    // grep's shortcut: when matching obviously cannot succeed (`-m 0`, or
+    // `-v` with only empty patterns, or no patterns at all without -v),
+    // it fails at once without reading (or reporting on) any file.
+    let no_keys = args.patterns.iter().all(|p| p.is_empty());
+    let (invert, wx) = if args.patterns.is_empty() {
+        (!args.invert, false)
+    } else {
+        (args.invert, args.word || args.line)
+    };
+    let listing_nonmatching = args.files_without_match && !args.quiet; // -q overrides -L
+    if (args.max_count == Some(0) || (no_keys && invert && !wx)) && !listing_nonmatching {
+        return (EXIT_NONE, false);
+    }
     if args.only_matching {
         if let Some(why) = q.only_matching_refusal() {
             eprintln!("grail: {why} is not supported");
@@ -460,7 +473,8 @@ fn forward_all(
             }
         };
         let quiet_mode = args.quiet || ctx.listing();
-        let count_mode = args.count;
+        // -q overrides -l and -L, which override -c (as in grep).
+        let count_mode = args.count && !quiet_mode;
         let count_binary = count_mode;
         let fmt = ctx.fmt.clone();
         // Plain output of every selected line: formatted in parallel.
@@ -545,7 +559,7 @@ fn forward_all(
         if args.quiet && sel {
             return Err(());
         }
-        if count_mode && !args.quiet {
+        if count_mode {
             let n = if o.is_binary && ctx.opts.binary == BinaryMode::WithoutMatch {
                 0
             } else if q.has_excludes() {
