@@ -137,3 +137,117 @@ fn random_option_combinations_match_grep() {
         fails[..fails.len().min(10)].join("\n")
     );
 }
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// grail's own options (-N, -t, --head) mixed with grep's, against the
+/// pipeline they replace: `grep OPTS | grep -v [-i -w -x -a] X … | tail/head`.
+/// `-i`, `-w`, `-x` and `-a` apply to the exclude stages too.
+#[test]
+fn random_exclude_and_window_combinations_match_the_pipeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("v1"),
+        b"Error one\nINFO Error repo_utils\nWARN x\nError two FutureWarning\n\nError three\r\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("v2"), b"ValueError a\nb\nRuntimeError c").unwrap();
+    std::fs::write(d.join("t1"), b"x Error\r\ny error\nz\n").unwrap();
+    std::fs::write(d.join("empty"), b"").unwrap();
+    std::fs::write(d.join("bin1"), b"a Error\nb\nError c\0d\n").unwrap();
+    let files = ["v1", "v2", "t1", "empty", "bin1"];
+    let opts = ["-i", "-w", "-x", "-v", "-a", "-h", "-F", "-E"];
+    let pats = [
+        "Error",
+        "error",
+        "",
+        "^E",
+        "r$",
+        "[a-z]",
+        "E.*r",
+        "Value|Runtime",
+        "x",
+    ];
+    let excl = ["repo_utils", "Future", "^W", "o$", r"x\|y", ""];
+    let windows: [Option<(&str, &str, u32)>; 6] = [
+        Some(("-t", "tail -n", 0)),
+        Some(("-t", "tail -n", 1)),
+        Some(("-t", "tail -n", 3)),
+        Some(("-t", "tail -n", 100)),
+        Some(("--head", "head -n", 2)),
+        None,
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut fails = Vec::new();
+    let n = 800;
+    for _ in 0..n {
+        let mut o = rng.pick(&opts, 3);
+        if o.contains(&"-F") && o.contains(&"-E") {
+            o.retain(|&x| x != "-F");
+        }
+        let mut fs = rng.pick(&files, 3);
+        if fs.is_empty() {
+            fs.push("v1");
+        }
+        if fs.len() > 1 && !o.contains(&"-h") {
+            o.push("-h"); // excludes test the line, never a file-name prefix
+        }
+        let p = pats[rng.below(pats.len())];
+        let mut ex = rng.pick(&excl, 2);
+        if ex.is_empty() {
+            ex.push("Future");
+        }
+        let win = windows[rng.below(windows.len())];
+        let mut args: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+        args.extend(["-e".into(), p.into()]);
+        for x in &ex {
+            args.extend(["-N".into(), x.to_string()]);
+        }
+        let mut pipe = format!("set -o pipefail; grep {} -e {}", o.join(" "), quote(p));
+        for f in &fs {
+            pipe += &format!(" {f}");
+        }
+        let stage_flags: String = ["-i", "-w", "-x", "-a"]
+            .iter()
+            .filter(|f| o.contains(f))
+            .map(|f| format!("{f} "))
+            .collect();
+        for x in &ex {
+            pipe += &format!(" | grep -v {stage_flags}{}", quote(x));
+        }
+        if let Some((flag, cmd, k)) = win {
+            args.extend([flag.to_string(), k.to_string()]);
+            // Read all input so the status never depends on SIGPIPE timing.
+            pipe += &format!(" | {{ {cmd} {k}; cat >/dev/null; }}");
+        }
+        args.extend(fs.iter().map(|s| s.to_string()));
+        let want = Command::new("bash")
+            .arg("-c")
+            .arg(&pipe)
+            .current_dir(d)
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        let got = run(env!("CARGO_BIN_EXE_grail"), &args, d, b"");
+        if (&want.stdout, want.status.code()) != (&got.stdout, got.status.code()) {
+            fails.push(format!(
+                "grail {}\n  pipeline: {pipe}\n  want {:?} {:?}\n  got  {:?} {:?} {}",
+                args.join(" "),
+                String::from_utf8_lossy(&want.stdout),
+                want.status.code(),
+                String::from_utf8_lossy(&got.stdout),
+                got.status.code(),
+                String::from_utf8_lossy(&got.stderr)
+            ));
+        }
+    }
+    eprintln!("excludes/windows: {n} combinations, {} differ", fails.len());
+    assert!(
+        fails.is_empty(),
+        "{}",
+        fails[..fails.len().min(10)].join("\n")
+    );
+}
