@@ -266,3 +266,101 @@ fn explain_shows_the_plan_without_searching() {
     assert!(s.contains("exclude BRE"), "{s}");
     assert!(s.contains("scanning backwards"), "{s}");
 }
+
+/// Random pipelines assembled from first stages, middle greps and windows:
+/// `grail --sh` must equal `bash -c` (or refuse explicitly).
+#[test]
+fn random_pipelines_match_bash() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("v1"),
+        b"Error one\nINFO Error repo_utils\nWARN x\nError two FutureWarning\n\nError three\r\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("v2"), b"ValueError a\nb\nRuntimeError c").unwrap();
+    std::fs::write(d.join("t1"), b"x Error\r\ny error\nz\n").unwrap();
+    std::fs::write(d.join("empty"), b"").unwrap();
+    let first = [
+        "grep Error v1",
+        "grep -n Error v1 v2",
+        "grep -c Error v1 t1",
+        "grep -h -i error v1 t1 v2",
+        "grep -v x v1",
+        "egrep 'Value|Runtime' v2",
+        "fgrep -x '' v1",
+        "grep -o 'E[a-z]*' v1",
+        "grep -b r v2",
+        "cat v1 | grep -n o",
+        "cat v2 v1 | grep -i e",
+        "grep -H Error v1",
+        "grep -w Error v1 t1",
+        "grep Error nosuch v1",
+        "grep zzz v1",
+        "grep -m 2 Error v1 v2",
+        "grep -l Error v1 v2 t1",
+        "grep -L Error v1 v2 empty",
+    ];
+    let mid = [
+        "grep -v Future",
+        "grep -vi warn",
+        "grep -v '^1:'",
+        "grep -n e",
+        "grep -c o",
+        "grep -vx ''",
+        "grep -E 'one|two'",
+        "grep -v -e x -e y",
+        "grep -Fv '['",
+        "grep -v ':0$'",
+        "grep r",
+    ];
+    let post = [
+        "tail -1",
+        "tail -n 2",
+        "tail -n +2",
+        "head -1",
+        "head -n 3",
+        "head -n -1",
+        "tail -3",
+        "tail -n 0",
+    ];
+    let mut x: u64 = 0x853c_49e6_748f_ea9b;
+    let mut below = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    let mut fails = Vec::new();
+    for _ in 0..400 {
+        let mut stages = vec![first[below(first.len())]];
+        for _ in 0..below(3) {
+            stages.push(mid[below(mid.len())]);
+        }
+        for _ in 0..below(3) {
+            stages.push(post[below(post.len())]);
+        }
+        if below(4) == 0 {
+            stages.push("wc -l");
+        }
+        let line = stages.join(" | ");
+        let want = bash(d, &line);
+        let got = grail_sh(d, &[], &line);
+        if (&want.stdout, want.status.code()) != (&got.stdout, got.status.code()) {
+            fails.push(format!(
+                "{line}\n  bash:  {:?} {:?}\n  grail: {:?} {:?} {}",
+                String::from_utf8_lossy(&want.stdout),
+                want.status.code(),
+                String::from_utf8_lossy(&got.stdout),
+                got.status.code(),
+                String::from_utf8_lossy(&got.stderr)
+            ));
+        }
+    }
+    assert!(
+        fails.is_empty(),
+        "{} of 400 differ:\n{}",
+        fails.len(),
+        fails[..fails.len().min(8)].join("\n")
+    );
+}
