@@ -3,6 +3,8 @@
 //! Pins option precedence (-q over -l/-L over -c, the later of -l/-L),
 //! grep's early exits (-m 0, `-v ''`, `-f /dev/null`) and conflicting matchers.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -46,11 +48,7 @@ impl Rng {
 fn random_option_combinations_match_grep() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(d.join("bin1"), b"a Error\nb\nError c\0d\n").unwrap();
-    std::fs::write(d.join("t1"), b"x Error\r\ny error\nz\n").unwrap();
-    std::fs::write(d.join("t2"), b"Error only\n").unwrap();
-    std::fs::write(d.join("empty"), b"").unwrap();
-    std::fs::write(d.join("nopats"), b"").unwrap();
+    common::write_small_logs(d);
     let files = ["t1", "t2", "empty", "bin1", "nosuch", "-"];
     let opts = [
         "-c",
@@ -149,15 +147,7 @@ fn quote(s: &str) -> String {
 fn random_exclude_and_window_combinations_match_the_pipeline() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(
-        d.join("v1"),
-        b"Error one\nINFO Error repo_utils\nWARN x\nError two FutureWarning\n\nError three\r\n",
-    )
-    .unwrap();
-    std::fs::write(d.join("v2"), b"ValueError a\nb\nRuntimeError c").unwrap();
-    std::fs::write(d.join("t1"), b"x Error\r\ny error\nz\n").unwrap();
-    std::fs::write(d.join("empty"), b"").unwrap();
-    std::fs::write(d.join("bin1"), b"a Error\nb\nError c\0d\n").unwrap();
+    common::write_small_logs(d);
     let files = ["v1", "v2", "t1", "empty", "bin1"];
     let opts = ["-i", "-w", "-x", "-v", "-a", "-h", "-F", "-E"];
     let pats = [

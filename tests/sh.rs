@@ -2,6 +2,8 @@
 //! same exit status (LC_ALL=C), on the shared vLLM and loghub logs and on
 //! edge-case files; and every refused construct exits 2 naming the part.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -273,14 +275,7 @@ fn explain_shows_the_plan_without_searching() {
 fn random_pipelines_match_bash() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(
-        d.join("v1"),
-        b"Error one\nINFO Error repo_utils\nWARN x\nError two FutureWarning\n\nError three\r\n",
-    )
-    .unwrap();
-    std::fs::write(d.join("v2"), b"ValueError a\nb\nRuntimeError c").unwrap();
-    std::fs::write(d.join("t1"), b"x Error\r\ny error\nz\n").unwrap();
-    std::fs::write(d.join("empty"), b"").unwrap();
+    common::write_small_logs(d);
     let first = [
         "grep Error v1",
         "grep -n Error v1 v2",
