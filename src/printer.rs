@@ -18,6 +18,142 @@ pub struct Format {
     pub only_matching: bool,
     /// Print a NUL after file names instead of `:` (`-Z`).
     pub null_after_name: bool,
+    /// Highlight as `grep --color=always` does (`None`: no colour).
+    pub color: Option<std::sync::Arc<Colors>>,
+}
+
+/// grep's colours (`GREP_COLORS`), each an SGR parameter string such as
+/// `01;31`; an empty string means "not coloured".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Colors {
+    /// Matched text in selected lines (`ms`).
+    pub ms: String,
+    /// Matched text in context lines (`mc`).
+    pub mc: String,
+    /// Whole selected lines (`sl`).
+    pub sl: String,
+    /// Whole context lines (`cx`).
+    pub cx: String,
+    /// File names (`fn`).
+    pub fname: String,
+    /// Line numbers (`ln`).
+    pub ln: String,
+    /// Byte offsets (`bn`).
+    pub bn: String,
+    /// Separators (`se`).
+    pub se: String,
+    /// `rv`: with `-v`, swap `sl` and `cx`.
+    pub rv: bool,
+    /// `ne`: no "erase in line" (`\x1b[K`) after each SGR sequence.
+    pub ne: bool,
+}
+
+impl Default for Colors {
+    /// GNU grep's defaults: `ms=01;31:mc=01;31:sl=:cx=:fn=35:ln=32:bn=32:se=36`.
+    fn default() -> Self {
+        Colors {
+            ms: "01;31".into(),
+            mc: "01;31".into(),
+            sl: String::new(),
+            cx: String::new(),
+            fname: "35".into(),
+            ln: "32".into(),
+            bn: "32".into(),
+            se: "36".into(),
+            rv: false,
+            ne: false,
+        }
+    }
+}
+
+impl Colors {
+    /// The colours grep uses given the `GREP_COLOR` (deprecated) and
+    /// `GREP_COLORS` environment values, with grep's parsing rules: unknown
+    /// capabilities are skipped, parsing stops silently at a malformed part.
+    /// Returns the colours and the deprecation warning grep prints, if any.
+    pub fn from_env(
+        grep_color: Option<&str>,
+        grep_colors: Option<&str>,
+    ) -> (Colors, Option<String>) {
+        let mut c = Colors::default();
+        let mut legacy = None;
+        if let Some(v) = grep_color {
+            if !v.is_empty() && v.bytes().all(|b| b == b';' || b.is_ascii_digit()) {
+                c.ms = v.to_string();
+                c.mc = v.to_string();
+                legacy = Some(v.to_string());
+            }
+        }
+        if let Some(p) = grep_colors {
+            c.parse_caps(p);
+        }
+        let warning = legacy.and_then(|v| {
+            (c.ms == v || c.mc == v).then(|| {
+                format!("warning: GREP_COLOR='{v}' is deprecated; use GREP_COLORS='mt={v}'")
+            })
+        });
+        (c, warning)
+    }
+
+    fn parse_caps(&mut self, p: &str) {
+        // grep's parse_grep_colors: `name[=val]` items separated by ':',
+        // values made of digits and ';' only; anything else stops parsing.
+        for item in p.split(':') {
+            let (name, val) = match item.split_once('=') {
+                Some((n, v)) => {
+                    if n.is_empty() || v.contains('=') {
+                        return;
+                    }
+                    if !v.bytes().all(|b| b == b';' || b.is_ascii_digit()) {
+                        // The bad character ends parsing; what precedes it
+                        // in this item is dropped too.
+                        return;
+                    }
+                    (n, Some(v))
+                }
+                None => (item, None),
+            };
+            let v = val.map(str::to_string);
+            match (name, v) {
+                ("mt", Some(v)) => {
+                    self.ms = v.clone();
+                    self.mc = v;
+                }
+                ("mt", None) => self.mc = self.ms.clone(),
+                ("ms", Some(v)) => self.ms = v,
+                ("mc", Some(v)) => self.mc = v,
+                ("fn", Some(v)) => self.fname = v,
+                ("ln", Some(v)) => self.ln = v,
+                ("bn", Some(v)) => self.bn = v,
+                ("se", Some(v)) => self.se = v,
+                ("sl", Some(v)) => self.sl = v,
+                ("cx", Some(v)) => self.cx = v,
+                ("rv", _) => self.rv = true,
+                ("ne", _) => self.ne = true,
+                _ => {}
+            }
+        }
+    }
+
+    fn start(&self, out: &mut Vec<u8>, s: &str) {
+        if !s.is_empty() {
+            out.extend_from_slice(b"\x1b[");
+            out.extend_from_slice(s.as_bytes());
+            out.push(b'm');
+            if !self.ne {
+                out.extend_from_slice(b"\x1b[K");
+            }
+        }
+    }
+
+    fn end(&self, out: &mut Vec<u8>, s: &str) {
+        if !s.is_empty() {
+            out.extend_from_slice(b"\x1b[m");
+            if !self.ne {
+                out.extend_from_slice(b"\x1b[K");
+            }
+        }
+    }
 }
 
 impl Format {
@@ -36,6 +172,9 @@ impl Format {
     }
 
     fn prefix(&self, out: &mut Vec<u8>, name: &[u8], number: u64, offset: u64) {
+        if self.color.is_some() {
+            return self.head(out, name, number, offset, b':');
+        }
         if self.with_filename {
             out.extend_from_slice(name);
             out.push(if self.null_after_name { 0 } else { b':' });
@@ -47,6 +186,188 @@ impl Format {
         if self.byte_offset {
             push_num(out, offset);
             out.push(b':');
+        }
+    }
+
+    /// grep's `print_line_head`: file name, line number and byte offset,
+    /// each followed by `sep` (`:` selected, `-` context), in colour if set.
+    fn head(&self, out: &mut Vec<u8>, name: &[u8], number: u64, offset: u64, sep: u8) {
+        let c = self.color.as_deref();
+        let colored = |out: &mut Vec<u8>, color: fn(&Colors) -> &str, text: &[u8]| match c {
+            Some(c) => {
+                c.start(out, color(c));
+                out.extend_from_slice(text);
+                c.end(out, color(c));
+            }
+            None => out.extend_from_slice(text),
+        };
+        let mut num = [0u8; 20];
+        if self.with_filename {
+            colored(out, |c| &c.fname, name);
+            if self.null_after_name {
+                out.push(0);
+            } else {
+                colored(out, |c| &c.se, &[sep]);
+            }
+        }
+        if self.line_number {
+            let n = put_num(&mut num, number);
+            colored(out, |c| &c.ln, &num[..n]);
+            colored(out, |c| &c.se, &[sep]);
+        }
+        if self.byte_offset {
+            let n = put_num(&mut num, offset);
+            colored(out, |c| &c.bn, &num[..n]);
+            colored(out, |c| &c.se, &[sep]);
+        }
+    }
+
+    /// A file name, in the file-name colour (for `-c`, `-l`, `-L`).
+    pub fn push_name(&self, out: &mut Vec<u8>, name: &[u8]) {
+        match self.color.as_deref() {
+            Some(c) => {
+                c.start(out, &c.fname);
+                out.extend_from_slice(name);
+                c.end(out, &c.fname);
+            }
+            None => out.extend_from_slice(name),
+        }
+    }
+
+    /// A separator character, in the separator colour.
+    pub fn push_sep(&self, out: &mut Vec<u8>, sep: u8) {
+        match self.color.as_deref() {
+            Some(c) => {
+                c.start(out, &c.se);
+                out.push(sep);
+                c.end(out, &c.se);
+            }
+            None => out.push(sep),
+        }
+    }
+
+    /// The group separator line (`--` by default) between non-adjacent
+    /// context groups, in the separator colour.
+    pub fn push_separator(&self, out: &mut Vec<u8>, sep: &[u8]) {
+        match self.color.as_deref() {
+            Some(c) => {
+                c.start(out, &c.se);
+                out.extend_from_slice(sep);
+                c.end(out, &c.se);
+            }
+            None => out.extend_from_slice(sep),
+        }
+        out.push(b'\n');
+    }
+
+    /// Append one output line exactly as grep's `prline` prints it: a
+    /// selected line (`selected`, `:` separators) or a context line (`-`),
+    /// with `-o` and colour handled. `bytes` is the line without its newline.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_prline(
+        &self,
+        out: &mut Vec<u8>,
+        q: &Query,
+        name: &[u8],
+        bytes: &[u8],
+        number: u64,
+        offset: u64,
+        selected: bool,
+    ) {
+        let sep = if selected { b':' } else { b'-' };
+        let invert = q.is_inverted();
+        let matching = selected != invert;
+        let c = self.color.as_deref();
+        if !self.only_matching {
+            self.head(out, name, number, offset, sep);
+        }
+        let (line_color, match_color) = match c {
+            Some(c) => (
+                if selected != (invert && c.rv) {
+                    c.sl.as_str()
+                } else {
+                    c.cx.as_str()
+                },
+                if selected {
+                    c.ms.as_str()
+                } else {
+                    c.mc.as_str()
+                },
+            ),
+            None => ("", ""),
+        };
+        let mut cur = 0usize;
+        let mut newline_done = false;
+        if (self.only_matching && matching)
+            || (c.is_some() && (!line_color.is_empty() || !match_color.is_empty()))
+        {
+            if matching && (self.only_matching || !match_color.is_empty()) {
+                let msep = if invert { b'-' } else { b':' };
+                if q.word_and_line() {
+                    // GNU's match for -w -x takes the newline with it.
+                    if self.only_matching {
+                        self.head(out, name, number, offset, msep);
+                    } else if let Some(c) = c {
+                        c.start(out, line_color);
+                    }
+                    if let Some(c) = c {
+                        c.start(out, match_color);
+                    }
+                    out.extend_from_slice(bytes);
+                    out.push(b'\n');
+                    if let Some(c) = c {
+                        c.end(out, match_color);
+                    }
+                    if self.only_matching {
+                        out.push(b'\n');
+                    }
+                    return;
+                }
+                for (s, e) in q.matches(bytes).unwrap_or_default() {
+                    if self.only_matching {
+                        self.head(out, name, number, offset + s as u64, msep);
+                    } else {
+                        if let Some(c) = c {
+                            c.start(out, line_color);
+                        }
+                        out.extend_from_slice(&bytes[cur..s]);
+                    }
+                    if let Some(c) = c {
+                        c.start(out, match_color);
+                    }
+                    out.extend_from_slice(&bytes[s..e]);
+                    if let Some(c) = c {
+                        c.end(out, match_color);
+                    }
+                    if self.only_matching {
+                        out.push(b'\n');
+                    }
+                    cur = e;
+                }
+                if self.only_matching {
+                    newline_done = true;
+                }
+            }
+            if !self.only_matching && !line_color.is_empty() {
+                // print_line_tail: the rest up to a CR before the newline.
+                let end = if bytes.last() == Some(&b'\r') {
+                    bytes.len() - 1
+                } else {
+                    bytes.len()
+                };
+                if end > cur {
+                    if let Some(c) = c {
+                        c.start(out, line_color);
+                        out.extend_from_slice(&bytes[cur..end]);
+                        c.end(out, line_color);
+                    }
+                    cur = end;
+                }
+            }
+        }
+        if !self.only_matching && !newline_done {
+            out.extend_from_slice(&bytes[cur.min(bytes.len())..]);
+            out.push(b'\n');
         }
     }
 
@@ -98,6 +419,42 @@ impl Format {
 
     /// Append the records of `line`, each as its own `Vec`, to `recs`.
     pub fn records(&self, recs: &mut Vec<Vec<u8>>, q: &Query, name: &[u8], line: &Line) {
+        if self.color.is_some() && !self.only_matching {
+            let mut r = Vec::with_capacity(line.bytes.len() + name.len() + 48);
+            self.push_prline(&mut r, q, name, &line.bytes, line.number, line.offset, true);
+            recs.push(r);
+            return;
+        }
+        if let Some(c) = self.color.as_deref() {
+            // -o in colour: one record per output line, as grep prints them.
+            if q.is_inverted() {
+                return;
+            }
+            let msep = b':';
+            if q.word_and_line() {
+                let mut r = Vec::new();
+                self.head(&mut r, name, line.number, line.offset, msep);
+                c.start(&mut r, &c.ms);
+                r.extend_from_slice(&line.bytes);
+                r.push(b'\n');
+                recs.push(r);
+                let mut r2 = Vec::new();
+                c.end(&mut r2, &c.ms);
+                r2.push(b'\n');
+                recs.push(r2);
+                return;
+            }
+            for (s, e) in q.matches(&line.bytes).unwrap_or_default() {
+                let mut r = Vec::new();
+                self.head(&mut r, name, line.number, line.offset + s as u64, msep);
+                c.start(&mut r, &c.ms);
+                r.extend_from_slice(&line.bytes[s..e]);
+                c.end(&mut r, &c.ms);
+                r.push(b'\n');
+                recs.push(r);
+            }
+            return;
+        }
         if !self.only_matching {
             let mut r = Vec::with_capacity(line.bytes.len() + name.len() + 24);
             self.prefix(&mut r, name, line.number, line.offset);

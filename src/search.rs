@@ -97,6 +97,9 @@ pub enum SearchError {
     /// The file was truncated while it was being searched; what was printed
     /// before is exact, nothing after it was printed.
     Shrank,
+    /// Trailing context would run into the binary part of a file, where
+    /// grep prints NUL-split pieces whose layout depends on its buffers.
+    ContextIntoBinary,
 }
 
 impl std::fmt::Display for SearchError {
@@ -109,6 +112,10 @@ impl std::fmt::Display for SearchError {
             ),
             SearchError::Query(e) => write!(f, "{e}"),
             SearchError::Shrank => f.write_str("file shrank during search"),
+            SearchError::ContextIntoBinary => f.write_str(
+                "binary file: trailing context would run into the part after the first NUL byte, \
+                 which grep prints in pieces that depend on its buffer layout; use -a (--text)",
+            ),
         }
     }
 }
@@ -274,6 +281,140 @@ pub fn search_forward(
     Ok(out)
 }
 
+/// Where a context search starts and stops (for a tail answered from the
+/// end: the leading context of the first line wanted, and the last line).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContextRange {
+    /// Start scanning here (a line start).
+    pub from: usize,
+    /// Newlines before `from` (for line numbers).
+    pub newlines_before: u64,
+    /// Stop after the selected line starting here.
+    pub stop_after: Option<usize>,
+    /// The end of the text part, when already known.
+    pub text_end: Option<usize>,
+}
+
+/// Search `hay` forwards printing selected lines with context through
+/// `fc` (grep's `-A/-B/-C`), handing the output to `sink` piece by piece
+/// until it returns false.
+#[allow(clippy::too_many_arguments)]
+pub fn search_forward_context(
+    q: &Query,
+    hay: &[u8],
+    has_holes: bool,
+    opts: &SearchOptions,
+    range: ContextRange,
+    fc: &mut crate::context::FileContext<'_>,
+    sh: &mut crate::context::Shared,
+    after: usize,
+    sink: &mut dyn FnMut(&[u8]) -> bool,
+    count_binary: bool,
+) -> Result<Outcome, SearchError> {
+    let l = match range.text_end {
+        Some(l) => l,
+        None => text_end(hay, has_holes, opts)?,
+    };
+    let mut out = Outcome {
+        is_binary: l < hay.len(),
+        ..Outcome::default()
+    };
+    let max = opts.max_count.unwrap_or(u64::MAX);
+    if max == 0 {
+        return Ok(out);
+    }
+    if l < hay.len() && after > 0 && l > range.from {
+        // grep keeps printing owed trailing context into the binary part, in
+        // pieces split at NULs whose extent depends on its reads: refuse
+        // when a selected line lies within `after` lines of the text end.
+        let (p, _) = crate::context::context_start(hay, l, after);
+        let p = p.max(range.from);
+        let mut near = false;
+        scan::forward(q, hay, p, l, &opts.scan, Some(1), &mut |c| {
+            near |= !c.hits.is_empty();
+            !near
+        });
+        if near {
+            return Err(SearchError::ContextIntoBinary);
+        }
+    }
+    let (mut stopped, mut shrank, mut limited) = (false, false, false);
+    fc.start_at(range.from);
+    let mut released_to = range.from;
+    let mut base = range.newlines_before;
+    let number_on = opts.line_numbers;
+    let mut buf: Vec<u8> = Vec::new();
+    scan::forward_with(
+        q,
+        hay,
+        range.from,
+        l,
+        &opts.scan,
+        usize::try_from(max).ok(),
+        number_on,
+        &mut |chunk| {
+            if opts.shrank() {
+                shrank = true;
+                return false;
+            }
+            for (i, h) in chunk.hits.iter().copied().enumerate() {
+                let number = if number_on {
+                    base + chunk.newlines_before[i] + 1
+                } else {
+                    0
+                };
+                buf.clear();
+                fc.selected(sh, &mut buf, hay, h.start, h.end, number);
+                if opts.shrank() {
+                    shrank = true;
+                    return false;
+                }
+                out.selected += 1;
+                out.reported += 1;
+                if !sink(&buf) {
+                    stopped = true;
+                    return false;
+                }
+                if out.selected >= max || range.stop_after == Some(h.start) {
+                    limited = true;
+                    return false;
+                }
+            }
+            if opts.mapped && chunk.range.1 > released_to + (1 << 20) {
+                // Keep the last MiB: leading context may reach back into it.
+                let to = chunk.range.1 - (1 << 20);
+                // SAFETY: `mapped` is only set by `for_input` for a private
+                // read-only file mapping; released pages read back the file.
+                unsafe { crate::source::release_pages(hay, released_to, to) };
+                released_to = to;
+            }
+            base += chunk.newlines;
+            true
+        },
+    );
+    if shrank || opts.shrank() {
+        return Err(SearchError::Shrank);
+    }
+    if !stopped {
+        buf.clear();
+        fc.print_pending(&mut buf, hay, l);
+        if opts.shrank() {
+            return Err(SearchError::Shrank);
+        }
+        if !buf.is_empty() && !sink(&buf) {
+            stopped = true;
+        }
+    }
+    if !stopped && !limited && l < hay.len() {
+        binary_part(q, hay, l, opts, max, count_binary, &mut out);
+        if out.selected > out.reported {
+            // grep's quiet match in the binary part still starts a group.
+            sh.used = true;
+        }
+    }
+    Ok(out)
+}
+
 /// Formats one selected line into a buffer: `(buf, line, number, offset)`.
 pub type LineFormat<'a> = dyn Fn(&mut Vec<u8>, &[u8], u64, u64) + Sync + 'a;
 
@@ -381,6 +522,18 @@ pub fn search_tail(
     opts: &SearchOptions,
     weight: &(dyn Fn(&[u8]) -> usize + Sync),
 ) -> Result<(Vec<Line>, Outcome), SearchError> {
+    search_tail_text(q, hay, has_holes, n, opts, weight).map(|(lines, o, _)| (lines, o))
+}
+
+/// [`search_tail`], also returning where the text part ends.
+pub fn search_tail_text(
+    q: &Query,
+    hay: &[u8],
+    has_holes: bool,
+    n: usize,
+    opts: &SearchOptions,
+    weight: &(dyn Fn(&[u8]) -> usize + Sync),
+) -> Result<(Vec<Line>, Outcome, usize), SearchError> {
     let (l, piece_newlines) = text_end_counting(hay, has_holes, opts, opts.line_numbers)?;
     let mut out = Outcome {
         is_binary: l < hay.len(),
@@ -487,7 +640,7 @@ pub fn search_tail(
             &mut out,
         );
     }
-    Ok((lines, out))
+    Ok((lines, out, l))
 }
 
 /// Search a stream (pipe, terminal, special file) as GNU grep reads it:
@@ -589,6 +742,140 @@ pub fn search_stream(
         }
         buf.drain(..lim);
         base += lim as u64;
+    }
+    Ok(out)
+}
+
+/// [`search_stream`] printing selected lines with context through `fc`
+/// (grep's `-A/-B/-C`): the lines a later group may need as leading context
+/// are kept between reads, so memory stays bounded by the context asked for.
+pub fn search_stream_context(
+    q: &Query,
+    reader: &mut dyn Read,
+    opts: &SearchOptions,
+    fc: &mut crate::context::FileContext<'_>,
+    sh: &mut crate::context::Shared,
+    sink: &mut dyn FnMut(&[u8]) -> bool,
+    count_binary: bool,
+) -> Result<Outcome, SearchError> {
+    const READ: usize = 96 * 1024;
+    let mut out = Outcome::default();
+    let max = opts.max_count.unwrap_or(u64::MAX);
+    if max == 0 {
+        return Ok(out);
+    }
+    let mut buf: Vec<u8> = Vec::with_capacity(2 * READ);
+    let mut scanned = 0usize; // buf[..scanned] was searched already
+    let mut lines_before: u64 = 0; // newlines before buf[0]
+    let mut binary = false;
+    let mut eof = false;
+    let mut limited = false;
+    let mut piece: Vec<u8> = Vec::new();
+    let seq = ScanConfig {
+        parallel: false,
+        ..opts.scan
+    };
+    while !eof {
+        let old = buf.len();
+        buf.resize(old + READ, 0);
+        let n = loop {
+            match reader.read(&mut buf[old..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    buf.truncate(old);
+                    return Err(e.into());
+                }
+            }
+        };
+        buf.truncate(old + n);
+        if n == 0 {
+            eof = true;
+        }
+        if !binary
+            && opts.binary != BinaryMode::Text
+            && memchr::memchr(0, &buf[scanned..]).is_some()
+        {
+            binary = true;
+            out.is_binary = true;
+            if fc.pending() > 0 {
+                return Err(SearchError::ContextIntoBinary);
+            }
+        }
+        let lim = if eof {
+            buf.len()
+        } else {
+            match memchr::memrchr(b'\n', &buf[old..]) {
+                Some(i) => old + i + 1,
+                None => continue,
+            }
+        };
+        if binary {
+            if limited {
+                return Ok(out);
+            }
+            let mut stop = false;
+            binary::scan_zapped(q, &buf, scanned, lim, &mut |line| {
+                out.selected += 1;
+                out.binary_matched |= q.include_matches(line) != q.is_inverted();
+                sh.used = true;
+                stop = !(count_binary && out.selected < max);
+                !stop
+            });
+            if stop {
+                return Ok(out);
+            }
+            buf.drain(..lim);
+            scanned = 0;
+            continue;
+        }
+        let mut stop = false;
+        if !limited {
+            let mut nl_pos = 0usize;
+            let mut nl_count = lines_before;
+            scan::forward(q, &buf[..lim], scanned, lim, &seq, None, &mut |chunk| {
+                for h in chunk.hits {
+                    let number = if opts.line_numbers {
+                        nl_count += scan::count_newlines(&buf, nl_pos, h.start, false);
+                        nl_pos = h.start;
+                        nl_count + 1
+                    } else {
+                        0
+                    };
+                    piece.clear();
+                    fc.selected(sh, &mut piece, &buf, h.start, h.end, number);
+                    out.selected += 1;
+                    out.reported += 1;
+                    if !sink(&piece) {
+                        stop = true;
+                        return false;
+                    }
+                    if out.selected >= max {
+                        limited = true;
+                        return false;
+                    }
+                }
+                true
+            });
+        }
+        if stop {
+            return Ok(out);
+        }
+        piece.clear();
+        fc.print_pending(&mut piece, &buf, lim);
+        if !piece.is_empty() && !sink(&piece) {
+            return Ok(out);
+        }
+        if limited && fc.pending() == 0 {
+            return Ok(out);
+        }
+        let keep = fc.keep_from(&buf, lim);
+        if opts.line_numbers {
+            lines_before += scan::count_newlines(&buf, 0, keep, false);
+        }
+        buf.drain(..keep);
+        fc.advance(keep);
+        scanned = lim - keep;
     }
     Ok(out)
 }

@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 /// What the command line asks for.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Args {
     /// Include syntax (last of -G/-E/-F wins, for every include pattern).
     pub syntax: Option<Syntax>,
@@ -72,10 +72,104 @@ pub struct Args {
     pub chunk_size: Option<usize>,
     /// Files (operands after the pattern).
     pub files: Vec<OsString>,
+    /// -B (leading context lines)
+    pub context_before: Option<usize>,
+    /// -A (trailing context lines)
+    pub context_after: Option<usize>,
+    /// -C / -NUM (both, unless -A/-B say otherwise)
+    pub context_default: Option<usize>,
+    /// --group-separator (None: `--no-group-separator`)
+    pub group_separator: Option<Vec<u8>>,
+    /// --color
+    pub color: ColorWhen,
+    /// --json
+    pub json: bool,
+    /// --stats
+    pub stats: bool,
+    /// --since
+    pub since: Option<String>,
+    /// --before (a time, not grep's `--before-context`)
+    pub before_time: Option<String>,
+    /// --time-format
+    pub time_format: Option<String>,
+    /// --from-byte
+    pub from_byte: Option<u64>,
+    /// --follow
+    pub follow: bool,
+    /// --until
+    pub until: Option<Vec<u8>>,
+    /// --pid
+    pub pid: Option<i32>,
+    /// --timeout
+    pub timeout: Option<std::time::Duration>,
     /// --help
     pub help: bool,
     /// -V
     pub version: bool,
+}
+
+/// When to colour the output (`--color`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorWhen {
+    /// Never (the default).
+    #[default]
+    Never,
+    /// When standard output is a terminal and `TERM` is not `dumb`.
+    Auto,
+    /// Always.
+    Always,
+}
+
+impl Args {
+    /// The context asked for, if any (`-A`, `-B`, `-C` or `-NUM`, even 0:
+    /// grep then still prints group separators).
+    pub fn context(&self) -> Option<crate::context::ContextSpec> {
+        let before = self.context_before.or(self.context_default);
+        let after = self.context_after.or(self.context_default);
+        if before.is_none() && after.is_none() {
+            return None;
+        }
+        Some(crate::context::ContextSpec {
+            before: before.unwrap_or(0),
+            after: after.unwrap_or(0),
+            separator: self.group_separator.clone(),
+        })
+    }
+}
+
+/// grep's context length: a non-negative decimal, huge values capped.
+fn context_len(v: &str) -> Result<usize, UsageError> {
+    let t = v.trim_start();
+    let digits = t.strip_prefix('+').unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(UsageError(format!("{v}: invalid context length argument")));
+    }
+    Ok(digits.parse::<usize>().unwrap_or(usize::MAX))
+}
+
+/// A duration such as `30`, `30s`, `5m`, `1.5h`, `250ms`.
+fn duration(v: &str) -> Result<std::time::Duration, UsageError> {
+    let t = v.trim();
+    let (num, unit) = match t.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        Some(i) => (&t[..i], &t[i..]),
+        None => (t, "s"),
+    };
+    let mult = match unit {
+        "ms" => 0.001,
+        "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86400.0,
+        _ => f64::NAN,
+    };
+    match num.parse::<f64>() {
+        Ok(n) if n >= 0.0 && mult.is_finite() && (n * mult) < 1e12 => {
+            Ok(std::time::Duration::from_secs_f64(n * mult))
+        }
+        _ => Err(UsageError(format!(
+            "invalid duration '{v}' (expected e.g. 30s, 5m, 2h, 250ms)"
+        ))),
+    }
 }
 
 /// A usage error: message, printed as `grail: MESSAGE` with exit status 2.
@@ -115,7 +209,12 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
     let mut a = Args::default();
     let mut p = lexopt::Parser::from_args(argv);
     let mut operands: Vec<OsString> = Vec::new();
+    a.group_separator = Some(b"--".to_vec());
+    let mut digits = String::new();
+    let mut last_digit_continues = false;
     while let Some(arg) = p.next()? {
+        let was_digit_run = last_digit_continues;
+        last_digit_continues = false;
         match arg {
             Short('e') | Long("regexp") => {
                 a.patterns.push(p.value()?.into_vec());
@@ -224,47 +323,68 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
                     .as_ref()
                     .and_then(|v| v.to_str())
                     .unwrap_or("auto")
-                    .to_string();
-                match when.as_str() {
-                    "never" | "no" | "none" => {}
-                    "auto" | "tty" | "if-tty" => {
-                        if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-                            return Err(refuse(
-                                "--color to a terminal",
-                                "colour output is not implemented yet",
-                            ));
-                        }
-                    }
-                    "always" | "yes" | "force" => {
-                        return Err(refuse(
-                            "--color=always",
-                            "colour output is not implemented yet",
-                        ))
-                    }
+                    .to_ascii_lowercase();
+                a.color = match when.as_str() {
+                    "never" | "no" | "none" => ColorWhen::Never,
+                    "auto" | "tty" | "if-tty" => ColorWhen::Auto,
+                    "always" | "yes" | "force" => ColorWhen::Always,
                     _ => {
                         return Err(UsageError(format!(
                             "invalid argument '{when}' for '--color'"
                         )))
                     }
-                }
+                };
             }
-            Short('A')
-            | Long("after-context")
-            | Short('B')
-            | Long("before-context")
-            | Short('C')
-            | Long("context") => {
-                return Err(refuse(
-                    "context (-A/-B/-C)",
-                    "context lines are not implemented yet",
-                ));
+            Short('A') | Long("after-context") => {
+                a.context_after = Some(context_len(&p.value()?.to_string_lossy())?)
+            }
+            Short('B') | Long("before-context") => {
+                a.context_before = Some(context_len(&p.value()?.to_string_lossy())?)
+            }
+            Short('C') | Long("context") => {
+                a.context_default = Some(context_len(&p.value()?.to_string_lossy())?)
             }
             Short(c) if c.is_ascii_digit() => {
-                return Err(refuse(
-                    "context (-NUM)",
-                    "context lines are not implemented yet",
-                ));
+                // grep's -NUM: digits in a row within one argument make one
+                // number; a new argument (or another option between) starts
+                // a new one.
+                if was_digit_run {
+                    digits.push(c);
+                } else {
+                    digits = c.to_string();
+                }
+                let trimmed = digits.trim_start_matches('0');
+                a.context_default = Some(if trimmed.is_empty() {
+                    0
+                } else {
+                    trimmed.parse::<usize>().unwrap_or(usize::MAX)
+                });
+                last_digit_continues = p.try_raw_args().is_none();
+                continue;
             }
+            Long("group-separator") => a.group_separator = Some(p.value()?.into_vec()),
+            Long("no-group-separator") => a.group_separator = None,
+            Long("json") => a.json = true,
+            Long("stats") => a.stats = true,
+            Long("since") => a.since = Some(p.value()?.to_string_lossy().into_owned()),
+            Long("before") => a.before_time = Some(p.value()?.to_string_lossy().into_owned()),
+            Long("time-format") => a.time_format = Some(p.value()?.to_string_lossy().into_owned()),
+            Long("from-byte") => a.from_byte = Some(num(p.value()?, "--from-byte")?),
+            Long("follow") => a.follow = true,
+            Long("until") => {
+                a.until = Some(p.value()?.into_vec());
+                a.follow = true;
+            }
+            Long("pid") => {
+                let v = p.value()?;
+                let s = v.to_string_lossy().into_owned();
+                a.pid = match s.trim().parse::<i32>() {
+                    Ok(n) if n > 0 => Some(n),
+                    _ => return Err(UsageError(format!("invalid process id '{s}'"))),
+                };
+                a.follow = true;
+            }
+            Long("timeout") => a.timeout = Some(duration(&p.value()?.to_string_lossy())?),
             Short('r') | Short('R') | Long("recursive") | Long("dereference-recursive") => {
                 return Err(refuse(
                     "-r",

@@ -4,7 +4,8 @@
 pub mod args;
 pub mod sh;
 
-use crate::printer::Format;
+use crate::context::{ContextSpec, FileContext, Shared};
+use crate::printer::{self, Format};
 use crate::query::{Query, QueryBuilder, Syntax};
 use crate::scan::ScanConfig;
 use crate::search::{self, BinaryMode, Line, Outcome, SearchError, SearchOptions};
@@ -61,6 +62,11 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         Some(p) => p.install(go),
         None => go(),
     }
+}
+
+/// `TERM` allows colour (grep's `should_colorize`: set and not `dumb`).
+pub(crate) fn term_ok() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t != "dumb")
 }
 
 /// What standard input is for a search.
@@ -350,12 +356,35 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
         args.files.clone()
     };
     let with_filename = args.with_filename.unwrap_or(files.len() > 1);
+    let color_on = match args.color {
+        args::ColorWhen::Never => false,
+        args::ColorWhen::Always => true,
+        args::ColorWhen::Auto => io::IsTerminal::is_terminal(&io::stdout()) && term_ok(),
+    };
+    let color = if color_on && !args.quiet {
+        let lines_out = !(args.count || args.files_with_matches || args.files_without_match);
+        if let (true, Some(why)) = (lines_out, q.only_matching_refusal()) {
+            eprintln!("grail: --color: {why} is not supported");
+            return (EXIT_TROUBLE, false);
+        }
+        let (c, warning) = printer::Colors::from_env(
+            std::env::var("GREP_COLOR").ok().as_deref(),
+            std::env::var("GREP_COLORS").ok().as_deref(),
+        );
+        if let Some(w) = warning {
+            eprintln!("grail: {w}");
+        }
+        Some(std::sync::Arc::new(c))
+    } else {
+        None
+    };
     let fmt = Format {
         with_filename,
         line_number: args.line_number,
         byte_offset: args.byte_offset,
         only_matching: args.only_matching,
         null_after_name: args.null,
+        color,
     };
     let mut scan = ScanConfig::default();
     if let Some(c) = args.chunk_size {
@@ -402,7 +431,13 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
         .collect();
 
     let plain_lines = !args.quiet && !args.count && !ctx.listing();
-    let selected = if let (true, Some(t), None) = (plain_lines, args.tail, args.head) {
+    let context = if plain_lines { args.context() } else { None };
+    let selected = if let Some(spec) = &context {
+        match args.tail {
+            Some(t) => tail_context(&mut ctx, &files, &names, &mut out, spec, t),
+            None => forward_context(&mut ctx, &files, &names, &mut out, spec),
+        }
+    } else if let (true, Some(t), None) = (plain_lines, args.tail, args.head) {
         tail_lines(&mut ctx, &files, &names, &mut out, t)
     } else {
         forward_all(&mut ctx, &files, &names, &mut out, &mut recs)
@@ -492,7 +527,7 @@ fn forward_all(
             if count_mode {
                 return true;
             }
-            if recs.tail.is_none() && !fmt.only_matching {
+            if recs.tail.is_none() && !fmt.only_matching && fmt.color.is_none() {
                 // Straight into the output buffer: no allocation per line.
                 if !recs.take_one() {
                     more = false;
@@ -519,7 +554,11 @@ fn forward_all(
                 let opts = ctx.opts.clone().for_input(&bytes);
                 let fmt = ctx.fmt.clone();
                 let format = |buf: &mut Vec<u8>, line: &[u8], n: u64, off: u64| {
-                    fmt.push_line(buf, name, line, n, off)
+                    if fmt.color.is_some() {
+                        fmt.push_prline(buf, q, name, line, n, off, true)
+                    } else {
+                        fmt.push_line(buf, name, line, n, off)
+                    }
                 };
                 let r =
                     search::search_forward_bulk(q, &bytes, has_holes, &opts, &format, &mut |b| {
@@ -570,8 +609,12 @@ fn forward_all(
             };
             let mut r = Vec::new();
             if ctx.fmt.with_filename {
-                r.extend_from_slice(name);
-                r.push(if args.null { 0 } else { b':' });
+                ctx.fmt.push_name(&mut r, name);
+                if args.null {
+                    r.push(0);
+                } else {
+                    ctx.fmt.push_sep(&mut r, b':');
+                }
             }
             r.extend_from_slice(n.to_string().as_bytes());
             r.push(b'\n');
@@ -581,7 +624,8 @@ fn forward_all(
         } else if ctx.listing() && !args.quiet {
             let listed = if args.files_with_matches { sel } else { !sel };
             if listed {
-                let mut r = name.clone();
+                let mut r = Vec::new();
+                ctx.fmt.push_name(&mut r, name);
                 r.push(if args.null { 0 } else { b'\n' });
                 if !recs.push(out, r) {
                     more = false;
@@ -680,6 +724,201 @@ fn tail_lines(
             if !out.write(r) {
                 return Ok(any);
             }
+        }
+    }
+    Ok(any)
+}
+
+/// Forward search with context (`-A/-B/-C`) of every file in order; with
+/// `--head N`, the first N selected lines (of all files) with their context.
+fn forward_context(
+    ctx: &mut Ctx,
+    files: &[OsString],
+    names: &[Vec<u8>],
+    out: &mut Out,
+    spec: &ContextSpec,
+) -> Result<bool, ()> {
+    let q = ctx.q;
+    let mut any = false;
+    let mut shared = Shared::default();
+    let mut head_left = ctx.args.head;
+    let fmt = ctx.fmt.clone();
+    for (f, name) in files.iter().zip(names) {
+        let done = head_left == Some(0) || out.failed.is_some();
+        let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+            Ok(i) => i,
+            Err(e) => {
+                ctx.error(name, &e.to_string());
+                continue;
+            }
+        };
+        if done {
+            continue;
+        }
+        let mut opts = ctx.opts.clone();
+        if let Some(h) = head_left {
+            opts.max_count = Some(opts.max_count.map_or(h, |m| m.min(h)));
+        }
+        let mut fc = FileContext::new(spec, &fmt, q, name);
+        let mut sink = |b: &[u8]| out.write(b);
+        let res = match input {
+            Input::Whole { bytes, has_holes } => {
+                let opts = opts.for_input(&bytes);
+                search::search_forward_context(
+                    q,
+                    &bytes,
+                    has_holes,
+                    &opts,
+                    search::ContextRange::default(),
+                    &mut fc,
+                    &mut shared,
+                    spec.after,
+                    &mut sink,
+                    false,
+                )
+            }
+            Input::Stream(mut r) => search::search_stream_context(
+                q,
+                &mut *r,
+                &opts,
+                &mut fc,
+                &mut shared,
+                &mut sink,
+                false,
+            ),
+        };
+        let o = match res {
+            Ok(o) => o,
+            Err(SearchError::Io(e)) => {
+                ctx.error(name, &crate::io_error_text(&e));
+                Outcome::default()
+            }
+            Err(e) => {
+                ctx.error(name, &e.to_string());
+                continue;
+            }
+        };
+        ctx.binary_message(name, &o);
+        any |= ctx.file_selected(&o);
+        if let Some(h) = &mut head_left {
+            *h = h.saturating_sub(o.reported);
+        }
+    }
+    Ok(any)
+}
+
+/// `--tail N` with context: the last N selected lines (of all files), each
+/// with its context, found from the end. The output is exactly the end of
+/// what `grep -A/-B/-C` prints, from the first leading-context line of the
+/// Nth selected line from the end.
+fn tail_context(
+    ctx: &mut Ctx,
+    files: &[OsString],
+    names: &[Vec<u8>],
+    out: &mut Out,
+    spec: &ContextSpec,
+    n: u64,
+) -> Result<bool, ()> {
+    let q = ctx.q;
+    let mut parts: Vec<Vec<u8>> = Vec::new();
+    let mut have = 0u64;
+    let mut any = false;
+    let fmt = ctx.fmt.clone();
+    for (f, name) in files.iter().zip(names).rev() {
+        let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+            Ok(i) => i,
+            Err(e) => {
+                ctx.error(name, &e.to_string());
+                continue;
+            }
+        };
+        if any && have >= n {
+            continue;
+        }
+        let want = usize::try_from(n - have).unwrap_or(usize::MAX);
+        let Input::Whole { bytes, has_holes } = input else {
+            ctx.error(
+                name,
+                "--tail with context needs a file it can read from the end (not a pipe); \
+                 save the input to a file first",
+            );
+            continue;
+        };
+        let opts = ctx.opts.clone().for_input(&bytes);
+        let res = search::search_tail_text(q, &bytes, has_holes, want, &opts, &|_| 1).and_then(
+            |(lines, o, l)| {
+                let mut part = Vec::new();
+                let Some(first) = lines.first().filter(|_| want > 0) else {
+                    return Ok((part, o, 0));
+                };
+                let (from, k) =
+                    crate::context::context_start(&bytes, first.offset as usize, spec.before);
+                let range = search::ContextRange {
+                    from,
+                    newlines_before: if opts.line_numbers {
+                        first.number.saturating_sub(1 + k as u64)
+                    } else {
+                        0
+                    },
+                    stop_after: opts.max_count.and(lines.last().map(|l| l.offset as usize)),
+                    text_end: Some(l),
+                };
+                let mut ropts = opts.clone();
+                ropts.max_count = None;
+                let mut fc = FileContext::new(spec, &fmt, q, name);
+                let mut sh = Shared::default();
+                let o2 = search::search_forward_context(
+                    q,
+                    &bytes,
+                    has_holes,
+                    &ropts,
+                    range,
+                    &mut fc,
+                    &mut sh,
+                    spec.after,
+                    &mut |b| {
+                        part.extend_from_slice(b);
+                        true
+                    },
+                    false,
+                )?;
+                let o = Outcome {
+                    binary_matched: o.binary_matched || o2.binary_matched,
+                    ..o
+                };
+                Ok((part, o, lines.len() as u64))
+            },
+        );
+        let (part, o, got) = match res {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = match e {
+                    SearchError::Io(e) => crate::io_error_text(&e),
+                    e => e.to_string(),
+                };
+                ctx.error(name, &msg);
+                continue;
+            }
+        };
+        ctx.binary_message(name, &o);
+        any |= ctx.file_selected(&o);
+        have += got;
+        if !part.is_empty() {
+            parts.push(part);
+        }
+    }
+    for (i, part) in parts.iter().rev().enumerate() {
+        if i > 0 {
+            if let Some(sep) = &spec.separator {
+                let mut b = Vec::new();
+                fmt.push_separator(&mut b, sep);
+                if !out.write(&b) {
+                    return Ok(any);
+                }
+            }
+        }
+        if !out.write(part) {
+            return Ok(any);
         }
     }
     Ok(any)

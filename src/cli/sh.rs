@@ -232,7 +232,15 @@ fn parse_grep(words: &[String]) -> Result<(Vec<String>, Args), String> {
         || a.threads.is_some()
         || a.chunk_size.is_some()
         || a.help
-        || a.version;
+        || a.version
+        || a.json
+        || a.stats
+        || a.since.is_some()
+        || a.before_time.is_some()
+        || a.time_format.is_some()
+        || a.from_byte.is_some()
+        || a.follow
+        || a.timeout.is_some();
     if grail_only {
         return Err(format!(
             "'{}': an option that grep does not have (or --help/--version)",
@@ -337,6 +345,14 @@ fn pure_exclude(a: &Args) -> bool {
 /// the later stages as excludes and the window as --tail/--head.
 fn fuse(p: &Plan) -> Option<Args> {
     let first = &p.grep_args[0];
+    // Context and colour change the bytes later stages and tail see: those
+    // pipelines run stage by stage.
+    if p.grep_args
+        .iter()
+        .any(|a| a.context().is_some() || a.color != args::ColorWhen::Never)
+    {
+        return None;
+    }
     let later = &p.grep_args[1..];
     if !later.is_empty() {
         if !plain_output(first) || first.max_count.is_some() || first.binary == BinaryMode::Text {
@@ -555,7 +571,19 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
     // Stage by stage.
     let mut data = Vec::new();
     let mut status = 0;
+    let last = p.grep_args.len() - 1;
+    let to_tty = p.post.is_empty() && !p.wc && std::io::IsTerminal::is_terminal(&std::io::stdout());
     for (i, a) in p.grep_args.iter().enumerate() {
+        // `--color=auto` colours only what reaches the terminal.
+        let mut a = a.clone();
+        if a.color == args::ColorWhen::Auto {
+            a.color = if i == last && to_tty && super::term_ok() {
+                args::ColorWhen::Always
+            } else {
+                args::ColorWhen::Never
+            };
+        }
+        let a = &a;
         let input = if i == 0 {
             stdin_for_stage0(&stdin)
         } else {

@@ -1,0 +1,217 @@
+//! Context lines (`-A`, `-B`, `-C`, `-NUM`) around selected lines, printed
+//! exactly as GNU grep's `prtext`/`prpending` print them: context lines with
+//! `-` separators, selected lines with `:`, and a group separator (`--`)
+//! before every group that is not adjacent to the previous output — also
+//! before the first group of a later file.
+//!
+//! Exclude patterns (`-N`) only decide which lines are *selected*; any line,
+//! an excluded one included, may be printed as context of a selected line.
+//!
+//! The printer works on a byte region holding whole lines (a mapped file,
+//! or the current buffer of a stream) and keeps grep's state between
+//! regions: where the last printed line ended, how many trailing-context
+//! lines are still owed, and whether anything was printed at all.
+
+use crate::printer::Format;
+use crate::query::Query;
+
+/// What context was asked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContextSpec {
+    /// Lines of leading context (`-B`).
+    pub before: usize,
+    /// Lines of trailing context (`-A`).
+    pub after: usize,
+    /// The group separator line (`--group-separator`), `None` for
+    /// `--no-group-separator`.
+    pub separator: Option<Vec<u8>>,
+}
+
+/// Output state shared by all files of one run: grep prints the group
+/// separator before a group only once something was output (or a binary
+/// file's match was found quietly) before.
+#[derive(Debug, Default)]
+pub struct Shared {
+    /// grep's `used`: a group was started before.
+    pub used: bool,
+}
+
+/// The context printer for one file.
+#[derive(Debug)]
+pub struct FileContext<'a> {
+    spec: &'a ContextSpec,
+    fmt: &'a Format,
+    q: &'a Query,
+    name: &'a [u8],
+    /// Absolute offset of the current region's first byte.
+    base: u64,
+    /// End of the last printed line, relative to the region (`None`: not in
+    /// this region, or nothing printed yet in this file).
+    last_end: Option<usize>,
+    /// Line number of the line that ends at `last_end` (when numbering).
+    last_number: u64,
+    /// Trailing-context lines still owed.
+    pending: usize,
+    /// Leading context never reaches before this offset of the region.
+    floor: usize,
+}
+
+impl<'a> FileContext<'a> {
+    /// A printer for the file called `name`.
+    pub fn new(spec: &'a ContextSpec, fmt: &'a Format, q: &'a Query, name: &'a [u8]) -> Self {
+        FileContext {
+            spec,
+            fmt,
+            q,
+            name,
+            base: 0,
+            last_end: None,
+            last_number: 0,
+            pending: 0,
+            floor: 0,
+        }
+    }
+
+    /// Start printing at `from` (a line start): nothing before it is
+    /// printed, not even as leading context.
+    pub fn start_at(&mut self, from: usize) {
+        self.floor = from;
+    }
+
+    /// Trailing-context lines still owed after what was printed so far.
+    pub fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Print the selected line `region[start..end]` (no newline in it) with
+    /// its leading context, after any trailing context still owed. `number`
+    /// is its line number (when numbering). `region` must hold whole lines
+    /// from a line start up to at least the line's end.
+    pub fn selected(
+        &mut self,
+        sh: &mut Shared,
+        out: &mut Vec<u8>,
+        region: &[u8],
+        start: usize,
+        end: usize,
+        number: u64,
+    ) {
+        // prpending(beg): owed trailing context up to this line.
+        if self.pending > 0 {
+            self.print_pending(out, region, start);
+        }
+        // Leading context, never before the last printed line.
+        let floor = self.last_end.unwrap_or(self.floor);
+        let mut p = start;
+        let mut k = 0usize;
+        while k < self.spec.before && p > floor {
+            p = match memchr::memrchr(b'\n', &region[floor..p - 1]) {
+                Some(i) => floor + i + 1,
+                None => floor,
+            };
+            k += 1;
+        }
+        if sh.used && Some(p) != self.last_end {
+            if let Some(sep) = &self.spec.separator {
+                self.fmt.push_separator(out, sep);
+            }
+        }
+        let mut n = number.saturating_sub(k as u64);
+        while p < start {
+            let nl = memchr::memchr(b'\n', &region[p..start]).map_or(start, |i| p + i);
+            self.fmt.push_prline(
+                out,
+                self.q,
+                self.name,
+                &region[p..nl],
+                n,
+                self.base + p as u64,
+                false,
+            );
+            n += 1;
+            p = nl + 1;
+        }
+        self.fmt.push_prline(
+            out,
+            self.q,
+            self.name,
+            &region[start..end],
+            number,
+            self.base + start as u64,
+            true,
+        );
+        self.last_end = Some((end + 1).min(region.len()));
+        self.last_number = number;
+        self.pending = self.spec.after;
+        sh.used = true;
+    }
+
+    /// Print owed trailing context lines that start before `lim` (grep's
+    /// `prpending`): they are printed whether or not they would be selected.
+    pub fn print_pending(&mut self, out: &mut Vec<u8>, region: &[u8], lim: usize) {
+        let Some(mut p) = self.last_end else {
+            return;
+        };
+        let lim = lim.min(region.len());
+        while self.pending > 0 && p < lim {
+            let nl = memchr::memchr(b'\n', &region[p..]).map_or(region.len(), |i| p + i);
+            self.last_number += 1;
+            self.fmt.push_prline(
+                out,
+                self.q,
+                self.name,
+                &region[p..nl],
+                self.last_number,
+                self.base + p as u64,
+                false,
+            );
+            p = (nl + 1).min(region.len());
+            self.pending -= 1;
+        }
+        self.last_end = Some(p);
+    }
+
+    /// Move to the next region of a stream: `consumed` bytes of the current
+    /// region are dropped and the rest starts the next region.
+    pub fn advance(&mut self, consumed: usize) {
+        self.base += consumed as u64;
+        self.last_end = match self.last_end {
+            Some(e) if e >= consumed => Some(e - consumed),
+            // What was printed last is gone: the next group is not adjacent.
+            _ => None,
+        };
+        self.floor = self.floor.saturating_sub(consumed);
+    }
+
+    /// Where a stream may drop its buffer up to, keeping the lines the
+    /// next region may need as leading context: the start of the
+    /// `before`-th line before `lim`, but never past the last printed line.
+    pub fn keep_from(&self, region: &[u8], lim: usize) -> usize {
+        let floor = self.last_end.unwrap_or(0).min(lim);
+        let mut p = lim;
+        let mut k = 0;
+        while k < self.spec.before && p > floor {
+            p = match memchr::memrchr(b'\n', &region[floor..p - 1]) {
+                Some(i) => floor + i + 1,
+                None => floor,
+            };
+            k += 1;
+        }
+        p
+    }
+}
+
+/// Where the leading context of the line starting at `start` begins: the
+/// start of the `before`-th line before it (or 0), and how many lines that is.
+pub fn context_start(hay: &[u8], start: usize, before: usize) -> (usize, usize) {
+    let mut p = start;
+    let mut k = 0;
+    while k < before && p > 0 {
+        p = match memchr::memrchr(b'\n', &hay[..p - 1]) {
+            Some(i) => i + 1,
+            None => 0,
+        };
+        k += 1;
+    }
+    (p, k)
+}
