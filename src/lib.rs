@@ -30,12 +30,15 @@
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod context;
+pub mod follow;
 pub mod printer;
 pub mod query;
 pub mod scan;
 pub mod search;
 pub mod sigbus;
 pub mod source;
+pub mod timewin;
 
 pub use query::{Query, QueryBuilder, QueryError, Syntax};
 pub use scan::ScanConfig;
