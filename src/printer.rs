@@ -20,6 +20,36 @@ pub struct Format {
     pub null_after_name: bool,
     /// Highlight as `grep --color=always` does (`None`: no colour).
     pub color: Option<std::sync::Arc<Colors>>,
+    /// Print JSON objects instead of grep's lines (`--json`).
+    pub json: Option<std::sync::Arc<JsonSpec>>,
+    /// Added to every printed byte offset (the searched region's start in
+    /// the file, for `--from-byte` and time windows).
+    pub base_offset: u64,
+    /// Added to every printed line number (lines before the region).
+    pub base_line: u64,
+}
+
+/// What `--json` needs to say which include pattern matched a line.
+#[derive(Debug)]
+pub struct JsonSpec {
+    /// Each include pattern as given, with a query matching it alone.
+    pub patterns: Vec<(String, Query)>,
+}
+
+/// One selected line as `--json` prints it.
+#[derive(serde::Serialize)]
+struct JsonLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    path: std::borrow::Cow<'a, str>,
+    line_number: u64,
+    byte_offset: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes_base64: Option<String>,
+    patterns: Vec<usize>,
+    matches: Vec<[usize; 2]>,
 }
 
 /// grep's colours (`GREP_COLORS`), each an SGR parameter string such as
@@ -180,11 +210,11 @@ impl Format {
             out.push(if self.null_after_name { 0 } else { b':' });
         }
         if self.line_number {
-            push_num(out, number);
+            push_num(out, number + self.base_line);
             out.push(b':');
         }
         if self.byte_offset {
-            push_num(out, offset);
+            push_num(out, offset + self.base_offset);
             out.push(b':');
         }
     }
@@ -211,15 +241,60 @@ impl Format {
             }
         }
         if self.line_number {
-            let n = put_num(&mut num, number);
+            let n = put_num(&mut num, number + self.base_line);
             colored(out, |c| &c.ln, &num[..n]);
             colored(out, |c| &c.se, &[sep]);
         }
         if self.byte_offset {
-            let n = put_num(&mut num, offset);
+            let n = put_num(&mut num, offset + self.base_offset);
             colored(out, |c| &c.bn, &num[..n]);
             colored(out, |c| &c.se, &[sep]);
         }
+    }
+
+    /// Append the `--json` object for one selected line (and a newline).
+    pub fn push_json(
+        &self,
+        out: &mut Vec<u8>,
+        q: &Query,
+        name: &[u8],
+        bytes: &[u8],
+        number: u64,
+        offset: u64,
+    ) {
+        use base64::Engine;
+        let (patterns, matches) = match (&self.json, q.is_inverted()) {
+            (Some(j), false) => (
+                j.patterns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, pq))| pq.include_matches(bytes))
+                    .map(|(i, _)| i)
+                    .collect(),
+                q.matches(bytes)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(s, e)| [s, e])
+                    .collect(),
+            ),
+            _ => (Vec::new(), Vec::new()),
+        };
+        let text = std::str::from_utf8(bytes).ok();
+        let obj = JsonLine {
+            kind: "match",
+            path: String::from_utf8_lossy(name),
+            line_number: number + self.base_line,
+            byte_offset: offset + self.base_offset,
+            text,
+            bytes_base64: text
+                .is_none()
+                .then(|| base64::engine::general_purpose::STANDARD.encode(bytes)),
+            patterns,
+            matches,
+        };
+        // Writing to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, &obj);
+        out.push(b'\n');
     }
 
     /// A file name, in the file-name colour (for `-c`, `-l`, `-L`).
@@ -401,12 +476,12 @@ impl Format {
             // No file name: the prefix fits on the stack.
             let mut n = 0;
             if self.line_number {
-                n += put_num(&mut head[n..], line.number);
+                n += put_num(&mut head[n..], line.number + self.base_line);
                 head[n] = b':';
                 n += 1;
             }
             if self.byte_offset {
-                n += put_num(&mut head[n..], line.offset);
+                n += put_num(&mut head[n..], line.offset + self.base_offset);
                 head[n] = b':';
                 n += 1;
             }
@@ -419,6 +494,12 @@ impl Format {
 
     /// Append the records of `line`, each as its own `Vec`, to `recs`.
     pub fn records(&self, recs: &mut Vec<Vec<u8>>, q: &Query, name: &[u8], line: &Line) {
+        if self.json.is_some() {
+            let mut r = Vec::new();
+            self.push_json(&mut r, q, name, &line.bytes, line.number, line.offset);
+            recs.push(r);
+            return;
+        }
         if self.color.is_some() && !self.only_matching {
             let mut r = Vec::with_capacity(line.bytes.len() + name.len() + 48);
             self.push_prline(&mut r, q, name, &line.bytes, line.number, line.offset, true);

@@ -82,6 +82,9 @@ pub struct Outcome {
     pub binary_matched: bool,
     /// The input was found to be binary (NUL bytes or holes).
     pub is_binary: bool,
+    /// Bytes of the input the search read (the NUL check and the pattern
+    /// scan; overlapping parts counted once): what `--stats` reports.
+    pub scanned: u64,
 }
 
 /// The search could not be done exactly.
@@ -123,6 +126,17 @@ impl std::fmt::Display for SearchError {
 impl From<io::Error> for SearchError {
     fn from(e: io::Error) -> Self {
         SearchError::Io(e)
+    }
+}
+
+/// How far the NUL check read, given the text end `l` it found.
+fn nul_reach(hay: &[u8], has_holes: bool, opts: &SearchOptions, l: usize) -> usize {
+    if opts.binary == BinaryMode::Text || has_holes {
+        0
+    } else if l == hay.len() {
+        hay.len()
+    } else {
+        l + memchr::memchr(0, &hay[l..]).map_or(hay.len() - l, |i| i + 1)
     }
 }
 
@@ -221,6 +235,7 @@ pub fn search_forward(
     let remaining = usize::try_from(max).unwrap_or(usize::MAX);
     let mut base = 0u64; // newlines before the current chunk
     let number_on = opts.line_numbers;
+    let mut reach = 0usize;
     scan::forward_with(
         q,
         hay,
@@ -269,11 +284,14 @@ pub fn search_forward(
                 released_to = chunk.range.1;
             }
             base += chunk.newlines;
+            reach = chunk.range.1;
             true
         },
     );
+    out.scanned = reach.max(nul_reach(hay, has_holes, opts, l)) as u64;
     if !stopped && !shrank && out.selected < max && l < hay.len() {
         binary_part(q, hay, l, opts, max, count_binary, &mut out);
+        out.scanned = hay.len() as u64;
     }
     if shrank || opts.shrank() {
         return Err(SearchError::Shrank);
@@ -340,6 +358,7 @@ pub fn search_forward_context(
     }
     let (mut stopped, mut shrank, mut limited) = (false, false, false);
     fc.start_at(range.from);
+    let mut reach = range.from;
     let mut released_to = range.from;
     let mut base = range.newlines_before;
     let number_on = opts.line_numbers;
@@ -389,9 +408,11 @@ pub fn search_forward_context(
                 released_to = to;
             }
             base += chunk.newlines;
+            reach = chunk.range.1;
             true
         },
     );
+    out.scanned = (reach.saturating_sub(range.from)).max(nul_reach(hay, has_holes, opts, l)) as u64;
     if shrank || opts.shrank() {
         return Err(SearchError::Shrank);
     }
@@ -407,6 +428,7 @@ pub fn search_forward_context(
     }
     if !stopped && !limited && l < hay.len() {
         binary_part(q, hay, l, opts, max, count_binary, &mut out);
+        out.scanned = hay.len() as u64;
         if out.selected > out.reported {
             // grep's quiet match in the binary part still starts a group.
             sh.used = true;
@@ -440,6 +462,7 @@ pub fn search_forward_bulk(
     let number_on = opts.line_numbers;
     let (mut base, mut released_to) = (0u64, 0usize);
     let (mut stopped, mut shrank) = (false, false);
+    let mut reach = 0usize;
     scan::forward_batches(q, hay, 0, l, &opts.scan, None, number_on, &mut |batch| {
         let mut bases = Vec::with_capacity(batch.len());
         for c in &batch {
@@ -476,6 +499,9 @@ pub fn search_forward_bulk(
                 return false;
             }
         }
+        if let Some(last) = batch.last() {
+            reach = last.range.1;
+        }
         if let (true, Some(last)) = (opts.mapped, batch.last()) {
             // SAFETY: `mapped` is only set by `for_input` for a private
             // read-only file mapping; everything below `last` is written.
@@ -487,8 +513,10 @@ pub fn search_forward_bulk(
     if shrank || opts.shrank() {
         return Err(SearchError::Shrank);
     }
+    out.scanned = reach.max(nul_reach(hay, has_holes, opts, l)) as u64;
     if !stopped && l < hay.len() {
         binary_part(q, hay, l, opts, u64::MAX, false, &mut out);
+        out.scanned = hay.len() as u64;
     }
     Ok(out)
 }
@@ -541,6 +569,8 @@ pub fn search_tail_text(
     };
     let need = n.max(1);
     let w = |h: Hit| weight(&hay[h.start..h.end]);
+    // Where the backward scan stopped (the -m path reads forwards from 0).
+    let mut tail_low = 0usize;
     let hits: Vec<Hit> = if let Some(max) = opts.max_count {
         // -m counts from the start of the file: the first `max`, then their tail.
         let mut first: VecDeque<(Hit, usize)> = VecDeque::new();
@@ -585,8 +615,17 @@ pub fn search_tail_text(
                 unsafe { crate::source::release_pages(hay, a, b) }
             }
         };
-        scan::tail_then(q, hay, 0, l, need, &opts.scan, &w, &release).0
+        let (hits, lowest) = scan::tail_then(q, hay, 0, l, need, &opts.scan, &w, &release);
+        tail_low = lowest;
+        hits
     };
+    let nr = nul_reach(hay, has_holes, opts, l);
+    // The NUL check read [0, nr), the tail scan [tail_low, l).
+    out.scanned = if tail_low <= nr {
+        nr.max(l)
+    } else {
+        nr + (l - tail_low)
+    } as u64;
     if opts.shrank() {
         return Err(SearchError::Shrank);
     }

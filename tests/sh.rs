@@ -78,6 +78,13 @@ fn vllm_pipelines() -> Vec<String> {
         format!("grep -F 'torch.OutOfMemoryError' {V1} | tail -1"),
         format!("fgrep -i 'error' {V2} | grep -v -F 'nccl' | tail -n 6"),
         format!("egrep '(Value|Runtime)Error' {V3} | tail -1"),
+        // Context: group separators and context lines flow into the later
+        // stages and the tail, as in the shell.
+        format!("grep -C 2 -E {seed_inc} {V1} | grep -v {seed_exc} | tail -12"),
+        format!("grep -n -A1 Error {V3} | grep -v -- -- | head -n 7"),
+        format!("grep -B 3 -e Traceback {V4} {V2} | tail -n 9"),
+        format!("grep -2 -v INFO {V5} | grep -c ''"),
+        format!("grep --color=always -n Error {V1} | tail -3"),
         // Flags of the first stage.
         format!("grep -i 'error' {V4} | tail -n 3"),
         format!("grep -w 'Error' {V4} | tail -n 3"),
@@ -238,7 +245,6 @@ fn refused_constructs_exit_2_and_name_the_part() {
         ("grep x f.log | tail -n 3 | grep y", "after tail/head"),
         ("grep -P 'x' f.log", "-P"),
         ("grep -r x .", "-r"),
-        ("grep -A 2 x f.log", "context"),
         ("grep -N x f.log", "grep does not have"),
         ("grep 'unterminated f.log", "quote"),
         ("grep x f.log |& tail", "'|&'"),

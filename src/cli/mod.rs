@@ -2,6 +2,7 @@
 //! mode and a printer; exit status as grep's.
 
 pub mod args;
+pub mod region;
 pub mod sh;
 
 use crate::context::{ContextSpec, FileContext, Shared};
@@ -221,9 +222,119 @@ struct Ctx<'a> {
     fmt: Format,
     opts: SearchOptions,
     errors: bool,
+    limits: Option<region::Limits>,
+    probe: Option<region::ExcludeProbe>,
+    /// Per-file reports, when `--stats` or `--json` asks for them.
+    stats: Option<Vec<region::FileStats>>,
+}
+
+const LIMITS_NEED_A_FILE: &str =
+    "--from-byte, --since and --before need a regular file (not a pipe or terminal)";
+
+/// Counts the bytes read from a stream (for `--stats`).
+struct CountingReader<'a> {
+    inner: &'a mut dyn io::Read,
+    n: &'a mut u64,
+}
+
+impl io::Read for CountingReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        *self.n += k as u64;
+        Ok(k)
+    }
 }
 
 impl Ctx<'_> {
+    /// The part of a whole input to search; `None` after reporting an error.
+    fn region(&mut self, name: &[u8], hay: &[u8]) -> Option<region::Region> {
+        let Some(l) = &self.limits else {
+            return Some(region::Region {
+                start: 0,
+                end: hay.len(),
+                ..Default::default()
+            });
+        };
+        match region::region(hay, l, self.opts.line_numbers, self.opts.scan.parallel) {
+            Ok(r) => {
+                if let Some(n) = &r.note {
+                    if !self.args.no_messages {
+                        eprintln!("grail: {}: {n}", String::from_utf8_lossy(name));
+                    }
+                }
+                Some(r)
+            }
+            Err(e) => {
+                self.error(name, &e);
+                None
+            }
+        }
+    }
+
+    /// The output format for a file searched from `region`.
+    fn file_format(&self, region: Option<&region::Region>) -> Format {
+        let mut f = self.fmt.clone();
+        if let Some(r) = region {
+            f.base_offset = r.start as u64;
+            f.base_line = r.base_line;
+        }
+        f
+    }
+
+    /// Keep the `--stats`/`--json` report for one searched input.
+    /// `first_out`: for a tail, where the lines it printed start (exclude
+    /// counts cover that part only).
+    #[allow(clippy::too_many_arguments)]
+    fn record_stats(
+        &mut self,
+        name: &[u8],
+        input: &Option<Input>,
+        region: Option<&region::Region>,
+        o: &Outcome,
+        started: std::time::Instant,
+        stream_read: u64,
+        first_out: Option<usize>,
+    ) {
+        if self.stats.is_none() {
+            return;
+        }
+        let mut st = region::FileStats {
+            path: String::from_utf8_lossy(name).into_owned(),
+            selected: o.selected,
+            ..Default::default()
+        };
+        match (input, region) {
+            (Some(Input::Whole { bytes, .. }), Some(r)) => {
+                let hay: &[u8] = bytes;
+                st.size = hay.len() as u64;
+                st.region_start = r.start as u64;
+                st.region_end = r.end as u64;
+                st.scanned = o.scanned + r.window.as_ref().map_or(0, |w| w.probed_bytes);
+                st.window = r.window.clone();
+                st.trailing_newline = hay.last() == Some(&b'\n');
+                st.end_offset = memchr::memrchr(b'\n', hay).map_or(0, |i| i + 1) as u64;
+                if let Some(p) = &self.probe {
+                    let from = first_out.map_or(r.start, |f| r.start + f);
+                    let (ex, hidden) = p.count(hay, from, r.end, &self.opts.scan);
+                    st.excludes = ex;
+                    st.hidden = hidden;
+                    st.excludes_from = from as u64;
+                }
+            }
+            _ => {
+                st.stream = true;
+                st.scanned = stream_read;
+            }
+        }
+        st.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+        if self.args.stats {
+            eprint!("{}", region::report(&st));
+        }
+        if let Some(v) = &mut self.stats {
+            v.push(st);
+        }
+    }
+
     fn error(&mut self, name: &[u8], msg: &str) {
         self.errors = true;
         if !self.args.no_messages {
@@ -324,6 +435,7 @@ pub fn run_with(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> RunResult {
 }
 
 fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
+    let run_started = std::time::Instant::now();
     let q = match build_query(args) {
         Ok(q) => q,
         Err(e) => {
@@ -385,7 +497,46 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
         only_matching: args.only_matching,
         null_after_name: args.null,
         color,
+        json: None,
+        base_offset: 0,
+        base_line: 0,
     };
+    let mut fmt = fmt;
+    if args.json {
+        let conflict = [
+            (args.count, "-c"),
+            (args.files_with_matches, "-l"),
+            (args.files_without_match, "-L"),
+            (args.quiet, "-q"),
+            (
+                args.only_matching,
+                "-o (matches are in each object's \"matches\")",
+            ),
+            (args.context().is_some(), "context (-A/-B/-C)"),
+            (fmt.color.is_some(), "--color"),
+        ];
+        if let Some((_, what)) = conflict.iter().find(|(on, _)| *on) {
+            eprintln!("grail: --json does not combine with {what}: it prints selected lines and a summary");
+            return (EXIT_TROUBLE, false);
+        }
+        let syntax = args.syntax.unwrap_or(Syntax::Basic);
+        let patterns = args
+            .patterns
+            .iter()
+            .filter_map(|p| {
+                QueryBuilder::new()
+                    .syntax(syntax)
+                    .ignore_case(args.ignore_case)
+                    .word(args.word)
+                    .line(args.line)
+                    .include(p)
+                    .build()
+                    .ok()
+                    .map(|q| (String::from_utf8_lossy(p).into_owned(), q))
+            })
+            .collect();
+        fmt.json = Some(std::sync::Arc::new(printer::JsonSpec { patterns }));
+    }
     let mut scan = ScanConfig::default();
     if let Some(c) = args.chunk_size {
         scan.chunk_size = c;
@@ -395,8 +546,15 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
         scan,
         binary: args.binary,
         max_count: args.max_count,
-        line_numbers: args.line_number,
+        line_numbers: args.line_number || args.json,
         ..SearchOptions::default()
+    };
+    let limits = match region::Limits::from_args(args) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("grail: {e}");
+            return (EXIT_TROUBLE, false);
+        }
     };
     let mut ctx = Ctx {
         args,
@@ -405,6 +563,13 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
         fmt,
         opts,
         errors: false,
+        limits,
+        probe: if args.stats || args.json {
+            region::ExcludeProbe::new(args)
+        } else {
+            None
+        },
+        stats: (args.stats || args.json).then(Vec::new),
     };
     let mut out = Out {
         w: io::BufWriter::with_capacity(256 << 10, sink),
@@ -454,6 +619,18 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
             break;
         }
     }
+    if args.json {
+        let files = ctx.stats.take().unwrap_or_default();
+        let summary = region::Summary {
+            kind: "summary",
+            selected: files.iter().map(|f| f.selected).sum::<u64>(),
+            elapsed_ms: run_started.elapsed().as_secs_f64() * 1000.0,
+            files,
+        };
+        let mut b = serde_json::to_vec(&summary).unwrap_or_default();
+        b.push(b'\n');
+        out.write(&b);
+    }
     out.flush();
     match &out.failed {
         Some(Some(e)) => {
@@ -494,7 +671,7 @@ fn forward_all(
             }
             continue;
         }
-        let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+        let mut input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
             Ok(i) => Some(i),
             // grep opens a directory and fails at its first read: the file
             // still gets its count (0) and can be listed by -L.
@@ -511,7 +688,19 @@ fn forward_all(
         // -q overrides -l and -L, which override -c (as in grep).
         let count_mode = args.count && !quiet_mode;
         let count_binary = count_mode;
-        let fmt = ctx.fmt.clone();
+        let started = std::time::Instant::now();
+        let region = match &input {
+            Some(Input::Whole { bytes, .. }) => match ctx.region(name, bytes) {
+                Some(r) => Some(r),
+                None => continue,
+            },
+            Some(Input::Stream(_)) if ctx.limits.is_some() => {
+                ctx.error(name, LIMITS_NEED_A_FILE);
+                continue;
+            }
+            _ => None,
+        };
+        let fmt = ctx.file_format(region.as_ref());
         // Plain output of every selected line: formatted in parallel.
         let bulk = !quiet_mode
             && !count_mode
@@ -527,7 +716,11 @@ fn forward_all(
             if count_mode {
                 return true;
             }
-            if recs.tail.is_none() && !fmt.only_matching && fmt.color.is_none() {
+            if recs.tail.is_none()
+                && !fmt.only_matching
+                && fmt.color.is_none()
+                && fmt.json.is_none()
+            {
                 // Straight into the output buffer: no allocation per line.
                 if !recs.take_one() {
                     more = false;
@@ -549,32 +742,57 @@ fn forward_all(
             }
             true
         };
-        let res = match input {
-            Some(Input::Whole { bytes, has_holes }) if bulk => {
-                let opts = ctx.opts.clone().for_input(&bytes);
-                let fmt = ctx.fmt.clone();
+        let mut read = 0u64;
+        let (rs, re) = region
+            .as_ref()
+            .map_or((0, usize::MAX), |r| (r.start, r.end));
+        fn cut(bytes: &[u8], rs: usize, re: usize) -> &[u8] {
+            &bytes[rs..re.min(bytes.len())]
+        }
+        let res = match &mut input {
+            Some(Input::Whole { bytes, has_holes }) if !bulk => {
+                let opts = ctx.opts.clone().for_input(bytes);
+                search::search_forward(
+                    q,
+                    cut(bytes, rs, re),
+                    *has_holes,
+                    &opts,
+                    &mut emit,
+                    count_binary,
+                )
+            }
+            Some(Input::Whole { bytes, has_holes }) => {
+                let has_holes = *has_holes;
+                let opts = ctx.opts.clone().for_input(bytes);
+                let fmt = fmt.clone();
                 let format = |buf: &mut Vec<u8>, line: &[u8], n: u64, off: u64| {
-                    if fmt.color.is_some() {
+                    if fmt.json.is_some() {
+                        fmt.push_json(buf, q, name, line, n, off)
+                    } else if fmt.color.is_some() {
                         fmt.push_prline(buf, q, name, line, n, off, true)
                     } else {
                         fmt.push_line(buf, name, line, n, off)
                     }
                 };
-                let r =
-                    search::search_forward_bulk(q, &bytes, has_holes, &opts, &format, &mut |b| {
-                        out.write(b)
-                    });
+                let r = search::search_forward_bulk(
+                    q,
+                    cut(bytes, rs, re),
+                    has_holes,
+                    &opts,
+                    &format,
+                    &mut |b| out.write(b),
+                );
                 if let Ok(o) = &r {
                     recs.emitted += o.reported as usize;
                 }
                 r
             }
-            Some(Input::Whole { bytes, has_holes }) => {
-                let opts = ctx.opts.clone().for_input(&bytes);
-                search::search_forward(q, &bytes, has_holes, &opts, &mut emit, count_binary)
-            }
-            Some(Input::Stream(mut r)) => {
-                search::search_stream(q, &mut *r, &ctx.opts, &mut emit, count_binary)
+            Some(Input::Stream(r)) => {
+                let mut cr = CountingReader {
+                    inner: &mut **r,
+                    n: &mut read,
+                };
+                search::search_stream(q, &mut cr, &ctx.opts, &mut emit, count_binary)
             }
             None => Ok(Outcome::default()),
         };
@@ -590,6 +808,7 @@ fn forward_all(
                 continue;
             }
         };
+        ctx.record_stats(name, &input, region.as_ref(), &o, started, read, None);
         if !quiet_mode {
             ctx.binary_message(name, &o);
         }
@@ -651,7 +870,7 @@ fn tail_lines(
     let mut have = 0usize;
     let mut any = false;
     for (f, name) in files.iter().zip(names).rev() {
-        let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+        let mut input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
@@ -662,24 +881,44 @@ fn tail_lines(
             continue; // the answer is known; only errors still matter
         }
         let want = n.saturating_sub(have);
-        let fmt = ctx.fmt.clone();
+        let started = std::time::Instant::now();
+        let region = match &input {
+            Input::Whole { bytes, .. } => match ctx.region(name, bytes) {
+                Some(r) => Some(r),
+                None => continue,
+            },
+            Input::Stream(_) if ctx.limits.is_some() => {
+                ctx.error(name, LIMITS_NEED_A_FILE);
+                continue;
+            }
+            _ => None,
+        };
+        let fmt = ctx.file_format(region.as_ref());
         let mut recs: Vec<Vec<u8>> = Vec::new();
-        let res = match input {
+        let mut read = 0u64;
+        let mut first_out = None;
+        let res = match &mut input {
             Input::Whole { bytes, has_holes } => {
                 let weight = |l: &[u8]| fmt.weight(q, l);
-                let opts = ctx.opts.clone().for_input(&bytes);
-                search::search_tail(q, &bytes, has_holes, want, &opts, &weight).map(|(lines, o)| {
+                let opts = ctx.opts.clone().for_input(bytes);
+                let r = region.as_ref().expect("whole inputs have a region");
+                let hay = &bytes[r.start..r.end];
+                search::search_tail(q, hay, *has_holes, want, &opts, &weight).map(|(lines, o)| {
+                    first_out = lines.first().map(|l| l.offset as usize);
                     for l in &lines {
                         fmt.records(&mut recs, q, name, l);
                     }
                     o
                 })
             }
-            Input::Stream(mut r) => {
+            Input::Stream(r) => {
                 let mut ring: VecDeque<Vec<u8>> = VecDeque::new();
                 let res = search::search_stream(
                     q,
-                    &mut *r,
+                    &mut CountingReader {
+                        inner: &mut **r,
+                        n: &mut read,
+                    },
                     &ctx.opts,
                     &mut |q, line: &Line| {
                         let mut rs = Vec::new();
@@ -711,6 +950,8 @@ fn tail_lines(
                 continue;
             }
         };
+        let input = Some(input);
+        ctx.record_stats(name, &input, region.as_ref(), &o, started, read, first_out);
         ctx.binary_message(name, &o);
         any |= ctx.file_selected(&o);
         if recs.len() > want {
@@ -742,10 +983,9 @@ fn forward_context(
     let mut any = false;
     let mut shared = Shared::default();
     let mut head_left = ctx.args.head;
-    let fmt = ctx.fmt.clone();
     for (f, name) in files.iter().zip(names) {
         let done = head_left == Some(0) || out.failed.is_some();
-        let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+        let mut input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
@@ -759,15 +999,30 @@ fn forward_context(
         if let Some(h) = head_left {
             opts.max_count = Some(opts.max_count.map_or(h, |m| m.min(h)));
         }
+        let started = std::time::Instant::now();
+        let region = match &input {
+            Input::Whole { bytes, .. } => match ctx.region(name, bytes) {
+                Some(r) => Some(r),
+                None => continue,
+            },
+            Input::Stream(_) if ctx.limits.is_some() => {
+                ctx.error(name, LIMITS_NEED_A_FILE);
+                continue;
+            }
+            _ => None,
+        };
+        let fmt = ctx.file_format(region.as_ref());
+        let mut read = 0u64;
         let mut fc = FileContext::new(spec, &fmt, q, name);
         let mut sink = |b: &[u8]| out.write(b);
-        let res = match input {
+        let res = match &mut input {
             Input::Whole { bytes, has_holes } => {
-                let opts = opts.for_input(&bytes);
+                let opts = opts.for_input(bytes);
+                let r = region.as_ref().expect("whole inputs have a region");
                 search::search_forward_context(
                     q,
-                    &bytes,
-                    has_holes,
+                    &bytes[r.start..r.end],
+                    *has_holes,
                     &opts,
                     search::ContextRange::default(),
                     &mut fc,
@@ -777,9 +1032,12 @@ fn forward_context(
                     false,
                 )
             }
-            Input::Stream(mut r) => search::search_stream_context(
+            Input::Stream(r) => search::search_stream_context(
                 q,
-                &mut *r,
+                &mut CountingReader {
+                    inner: &mut **r,
+                    n: &mut read,
+                },
                 &opts,
                 &mut fc,
                 &mut shared,
@@ -798,6 +1056,8 @@ fn forward_context(
                 continue;
             }
         };
+        let input = Some(input);
+        ctx.record_stats(name, &input, region.as_ref(), &o, started, read, None);
         ctx.binary_message(name, &o);
         any |= ctx.file_selected(&o);
         if let Some(h) = &mut head_left {
@@ -823,7 +1083,7 @@ fn tail_context(
     let mut parts: Vec<Vec<u8>> = Vec::new();
     let mut have = 0u64;
     let mut any = false;
-    let fmt = ctx.fmt.clone();
+    let sep_fmt = ctx.fmt.clone();
     for (f, name) in files.iter().zip(names).rev() {
         let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
             Ok(i) => i,
@@ -836,7 +1096,16 @@ fn tail_context(
             continue;
         }
         let want = usize::try_from(n - have).unwrap_or(usize::MAX);
-        let Input::Whole { bytes, has_holes } = input else {
+        let started = std::time::Instant::now();
+        let region = match &input {
+            Input::Whole { bytes, .. } => match ctx.region(name, bytes) {
+                Some(r) => r,
+                None => continue,
+            },
+            Input::Stream(_) => Default::default(),
+        };
+        let fmt = ctx.file_format(Some(&region));
+        let Input::Whole { bytes, has_holes } = &input else {
             ctx.error(
                 name,
                 "--tail with context needs a file it can read from the end (not a pipe); \
@@ -844,15 +1113,19 @@ fn tail_context(
             );
             continue;
         };
-        let opts = ctx.opts.clone().for_input(&bytes);
-        let res = search::search_tail_text(q, &bytes, has_holes, want, &opts, &|_| 1).and_then(
+        let has_holes = *has_holes;
+        let opts = ctx.opts.clone().for_input(bytes);
+        let bytes: &[u8] = &bytes[region.start..region.end];
+        let mut first_out = None;
+        let res = search::search_tail_text(q, bytes, has_holes, want, &opts, &|_| 1).and_then(
             |(lines, o, l)| {
                 let mut part = Vec::new();
                 let Some(first) = lines.first().filter(|_| want > 0) else {
                     return Ok((part, o, 0));
                 };
+                first_out = Some(first.offset as usize);
                 let (from, k) =
-                    crate::context::context_start(&bytes, first.offset as usize, spec.before);
+                    crate::context::context_start(bytes, first.offset as usize, spec.before);
                 let range = search::ContextRange {
                     from,
                     newlines_before: if opts.line_numbers {
@@ -869,7 +1142,7 @@ fn tail_context(
                 let mut sh = Shared::default();
                 let o2 = search::search_forward_context(
                     q,
-                    &bytes,
+                    bytes,
                     has_holes,
                     &ropts,
                     range,
@@ -900,6 +1173,8 @@ fn tail_context(
                 continue;
             }
         };
+        let input = Some(input);
+        ctx.record_stats(name, &input, Some(&region), &o, started, 0, first_out);
         ctx.binary_message(name, &o);
         any |= ctx.file_selected(&o);
         have += got;
@@ -911,7 +1186,7 @@ fn tail_context(
         if i > 0 {
             if let Some(sep) = &spec.separator {
                 let mut b = Vec::new();
-                fmt.push_separator(&mut b, sep);
+                sep_fmt.push_separator(&mut b, sep);
                 if !out.write(&b) {
                     return Ok(any);
                 }

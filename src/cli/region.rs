@@ -1,0 +1,377 @@
+//! Which part of a file is searched (`--from-byte`, `--since`, `--before`)
+//! and what `--stats` and `--json` report about each search.
+
+use super::args::Args;
+use crate::query::{Query, QueryBuilder, Syntax};
+use crate::timewin::{self, Bound, TimeFormat};
+use serde::Serialize;
+
+/// The limits the command line puts on the searched part of each file.
+#[derive(Debug)]
+pub struct Limits {
+    from_byte: Option<u64>,
+    since: Option<Bound>,
+    before: Option<Bound>,
+    format: Option<TimeFormat>,
+}
+
+impl Limits {
+    /// Parse `--from-byte`, `--since`, `--before` and `--time-format`;
+    /// `None` when none is given.
+    pub fn from_args(args: &Args) -> Result<Option<Limits>, String> {
+        if args.from_byte.is_none() && args.since.is_none() && args.before_time.is_none() {
+            if args.time_format.is_some() {
+                return Err("--time-format needs --since or --before".into());
+            }
+            return Ok(None);
+        }
+        let now = std::time::SystemTime::now();
+        let bound = |opt: &str, v: &Option<String>| {
+            v.as_deref()
+                .map(|s| Bound::parse(s, now).map_err(|e| format!("{opt}: {e}")))
+                .transpose()
+        };
+        Ok(Some(Limits {
+            from_byte: args.from_byte,
+            since: bound("--since", &args.since)?,
+            before: bound("--before", &args.before_time)?,
+            format: args
+                .time_format
+                .as_deref()
+                .map(|f| TimeFormat::parse(f).map_err(|e| format!("--time-format: {e}")))
+                .transpose()?,
+        }))
+    }
+
+    fn timed(&self) -> bool {
+        self.since.is_some() || self.before.is_some()
+    }
+}
+
+/// The part of one file to search.
+#[derive(Clone, Debug, Default)]
+pub struct Region {
+    /// First byte searched (a line start).
+    pub start: usize,
+    /// End of the searched part (a line start or the file's end).
+    pub end: usize,
+    /// Newlines before `start` (counted only when line numbers are wanted).
+    pub base_line: u64,
+    /// What the time window's binary search read.
+    pub window: Option<WindowStats>,
+    /// A warning to print (e.g. `--from-byte` past the end).
+    pub note: Option<String>,
+}
+
+/// How a time window was found, for `--stats`/`--json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct WindowStats {
+    /// The timestamp format used.
+    pub format: String,
+    /// `--since` as resolved against the log.
+    pub since: Option<String>,
+    /// `--before` as resolved against the log.
+    pub before: Option<String>,
+    /// Bytes the binary search read.
+    pub probed_bytes: u64,
+    /// Lines whose timestamps it read.
+    pub probed_lines: u64,
+}
+
+/// The region of `hay` the limits select. `numbering`: count the lines
+/// before it (for `-n`).
+pub fn region(
+    hay: &[u8],
+    limits: &Limits,
+    numbering: bool,
+    parallel: bool,
+) -> Result<Region, String> {
+    let mut r = Region {
+        start: 0,
+        end: hay.len(),
+        ..Region::default()
+    };
+    if let Some(fb) = limits.from_byte {
+        match usize::try_from(fb) {
+            Ok(fb) if fb <= hay.len() => {
+                // A partial line at the offset is not searched: resume
+                // offsets are line starts.
+                r.start = if fb == 0 || hay[fb - 1] == b'\n' {
+                    fb
+                } else {
+                    memchr::memchr(b'\n', &hay[fb..]).map_or(hay.len(), |i| fb + i + 1)
+                };
+            }
+            _ => {
+                r.note = Some(format!(
+                    "file is shorter ({} bytes) than --from-byte {fb}: it was truncated or \
+                     replaced; searching it from the start",
+                    hay.len()
+                ));
+            }
+        }
+    }
+    if limits.timed() {
+        let part = &hay[r.start..];
+        let detected;
+        let fmt = match &limits.format {
+            Some(f) => f,
+            None => {
+                detected = TimeFormat::detect(part).ok_or_else(|| {
+                    "no timestamps in a known format (ISO-8601, syslog, vLLM/Android MM-DD, \
+                     Apache, epoch seconds) among the first lines; give --time-format"
+                        .to_string()
+                })?;
+                &detected
+            }
+        };
+        let w = timewin::window(part, fmt, limits.since.as_ref(), limits.before.as_ref())
+            .map_err(|e| e.to_string())?;
+        r.window = Some(WindowStats {
+            format: fmt.name(),
+            since: w.since.as_ref().map(|c| c.to_string()),
+            before: w.before.as_ref().map(|c| c.to_string()),
+            probed_bytes: w.probed_bytes,
+            probed_lines: w.probed_lines,
+        });
+        r.end = r.start + w.end;
+        r.start += w.start;
+    }
+    if numbering && r.start > 0 {
+        r.base_line = crate::scan::count_newlines(hay, 0, r.start, parallel);
+    }
+    Ok(r)
+}
+
+/// What one search did, for `--stats` (stderr) and the `--json` summary.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FileStats {
+    /// The file's name as printed.
+    pub path: String,
+    /// Its size at open (bytes).
+    pub size: u64,
+    /// Bytes the search read (NUL check, pattern scan, time-window probes).
+    pub scanned: u64,
+    /// First byte of the searched region.
+    pub region_start: u64,
+    /// End of the searched region.
+    pub region_end: u64,
+    /// Lines selected (as `grep -c` counts them; for a tail, those found).
+    pub selected: u64,
+    /// Wall time of this file's search, in milliseconds.
+    pub elapsed_ms: f64,
+    /// For each exclude pattern: lines of the scanned part that the include
+    /// patterns select and that this exclude matches (a line matching two
+    /// excludes is counted for both).
+    pub excludes: Vec<ExcludeStat>,
+    /// Lines hidden by any exclude, in the scanned part.
+    pub hidden: u64,
+    /// The part of the file these exclude counts cover.
+    pub excludes_from: u64,
+    /// Whether the file ends with a newline (false: the last line was cut
+    /// off mid-write, or the file is empty).
+    pub trailing_newline: bool,
+    /// Where to resume with `--from-byte` next time: just after the last
+    /// complete line of the file.
+    pub end_offset: u64,
+    /// How the time window was found.
+    pub window: Option<WindowStats>,
+    /// Input read as a stream (no size, no resume offset).
+    pub stream: bool,
+}
+
+/// The last object `--json` prints.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    /// Always `"summary"`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Selected lines in all files.
+    pub selected: u64,
+    /// Wall time of the whole run.
+    pub elapsed_ms: f64,
+    /// One report per file, in the order searched.
+    pub files: Vec<FileStats>,
+}
+
+/// Lines an exclude pattern hid.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExcludeStat {
+    /// The pattern as given.
+    pub pattern: String,
+    /// Lines it hid.
+    pub hidden: u64,
+}
+
+/// The include-only query and one query per exclude pattern, for counting
+/// what each exclude hid.
+pub struct ExcludeProbe {
+    include: Query,
+    excludes: Vec<(String, Query)>,
+}
+
+impl ExcludeProbe {
+    /// Build from the command line; `None` when there are no excludes.
+    pub fn new(args: &Args) -> Option<ExcludeProbe> {
+        if args.excludes.is_empty() && args.stage_excludes.is_empty() {
+            return None;
+        }
+        let syntax = args.syntax.unwrap_or(Syntax::Basic);
+        let base = || {
+            QueryBuilder::new()
+                .syntax(syntax)
+                .ignore_case(args.ignore_case)
+                .word(args.word)
+                .line(args.line)
+        };
+        let mut b = base().invert(args.invert);
+        for p in &args.patterns {
+            b = b.include(p);
+        }
+        let include = b.build().ok()?;
+        let mut excludes = Vec::new();
+        for (s, p) in &args.excludes {
+            let b = base().include("x");
+            let b = match s {
+                Some(s) => b.exclude_with(*s, p),
+                None => b.exclude(p),
+            };
+            excludes.push((String::from_utf8_lossy(p).into_owned(), b.build().ok()?));
+        }
+        for (s, [i, w, x], p) in &args.stage_excludes {
+            let b = QueryBuilder::new()
+                .include("x")
+                .exclude_with_flags(*s, p, *i, *w, *x);
+            excludes.push((String::from_utf8_lossy(p).into_owned(), b.build().ok()?));
+        }
+        Some(ExcludeProbe { include, excludes })
+    }
+
+    /// Count, in `hay[from..to]`, the lines the includes select that each
+    /// exclude matches. Returns the per-exclude counts and the lines hidden
+    /// by any.
+    pub fn count(
+        &self,
+        hay: &[u8],
+        from: usize,
+        to: usize,
+        cfg: &crate::ScanConfig,
+    ) -> (Vec<ExcludeStat>, u64) {
+        let mut counts = vec![0u64; self.excludes.len()];
+        let mut hidden = 0u64;
+        crate::scan::forward(&self.include, hay, from, to, cfg, None, &mut |chunk| {
+            for h in chunk.hits {
+                let line = &hay[h.start..h.end];
+                let mut any = false;
+                for (i, (_, q)) in self.excludes.iter().enumerate() {
+                    if q.exclude_matches(line) {
+                        counts[i] += 1;
+                        any = true;
+                    }
+                }
+                hidden += any as u64;
+            }
+            true
+        });
+        let stats = self
+            .excludes
+            .iter()
+            .zip(counts)
+            .map(|((p, _), n)| ExcludeStat {
+                pattern: p.clone(),
+                hidden: n,
+            })
+            .collect();
+        (stats, hidden)
+    }
+}
+
+/// Human-readable size.
+fn size(n: u64) -> String {
+    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i < U.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", U[i])
+    }
+}
+
+/// The `--stats` report for one file, as lines for stderr.
+pub fn report(s: &FileStats) -> String {
+    let mut o = String::new();
+    if s.stream {
+        o += &format!(
+            "grail: stats: {}: read {} as a stream in {:.1} ms; {} lines selected\n",
+            s.path,
+            size(s.scanned),
+            s.elapsed_ms,
+            s.selected
+        );
+    } else {
+        let pct = if s.size > 0 {
+            100.0 * s.scanned as f64 / s.size as f64
+        } else {
+            0.0
+        };
+        o += &format!(
+            "grail: stats: {}: scanned {} of {} ({pct:.3}%) in {:.1} ms; {} lines selected\n",
+            s.path,
+            size(s.scanned),
+            size(s.size),
+            s.elapsed_ms,
+            s.selected
+        );
+        if s.region_start > 0 || s.region_end < s.size {
+            o += &format!(
+                "grail: stats: {}: searched bytes {}..{} only\n",
+                s.path, s.region_start, s.region_end
+            );
+        }
+    }
+    if let Some(w) = &s.window {
+        o += &format!(
+            "grail: stats: {}: time window by binary search ({}): {} lines probed, {} read; since {}, before {}\n",
+            s.path,
+            w.format,
+            w.probed_lines,
+            size(w.probed_bytes),
+            w.since.as_deref().unwrap_or("-"),
+            w.before.as_deref().unwrap_or("-"),
+        );
+    }
+    for e in &s.excludes {
+        o += &format!(
+            "grail: stats: {}: exclude '{}' hid {} lines\n",
+            s.path, e.pattern, e.hidden
+        );
+    }
+    if !s.excludes.is_empty() && (s.excludes_from > s.region_start) {
+        o += &format!(
+            "grail: stats: {}: (exclude counts cover bytes {}.. only: the part the tail read)\n",
+            s.path, s.excludes_from
+        );
+    }
+    if !s.stream {
+        if s.size == 0 {
+            o += &format!("grail: stats: {}: empty file\n", s.path);
+        } else if s.trailing_newline {
+            o += &format!("grail: stats: {}: ends with a complete line\n", s.path);
+        } else {
+            o += &format!(
+                "grail: stats: {}: LAST LINE HAS NO NEWLINE: cut off mid-write (was the writer killed?)\n",
+                s.path
+            );
+        }
+        o += &format!(
+            "grail: stats: {}: end offset {} (resume with --from-byte {})\n",
+            s.path, s.end_offset, s.end_offset
+        );
+    }
+    o
+}
