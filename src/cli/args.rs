@@ -102,6 +102,14 @@ pub struct Args {
     pub pid: Option<i32>,
     /// --timeout
     pub timeout: Option<std::time::Duration>,
+    /// Internal (--follow): search only up to this byte.
+    pub to_byte: Option<u64>,
+    /// Internal (--follow): added to printed line numbers.
+    pub base_line: u64,
+    /// Internal (--follow): added to printed byte offsets.
+    pub base_offset: u64,
+    /// Internal (--follow): no `--json` summary for this part.
+    pub no_json_summary: bool,
     /// --help
     pub help: bool,
     /// -V

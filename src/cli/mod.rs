@@ -2,6 +2,7 @@
 //! mode and a printer; exit status as grep's.
 
 pub mod args;
+pub mod follow;
 pub mod region;
 pub mod sh;
 
@@ -53,6 +54,7 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     };
     let go = || match &args.sh {
         Some(line) => sh::run(line, &args),
+        None if args.follow => follow::run(&args),
         None => {
             let stdout = io::stdout();
             let mut lock = stdout.lock();
@@ -78,6 +80,8 @@ pub enum Stdin {
     Bytes(Vec<u8>),
     /// A file piped in by `cat FILE |` (pipe semantics, read without copying).
     File(std::path::PathBuf),
+    /// A reader handed over once (`--follow`'s growing file).
+    Reader(std::sync::Mutex<Option<Box<dyn io::Read + Send>>>),
 }
 
 /// Build the query described by `args`.
@@ -404,6 +408,12 @@ fn open(stdin: &Stdin, name: &OsString, nul_check: bool) -> Result<Input, source
                 has_holes: false,
             })
         }
+        Stdin::Reader(m) => match m.lock().ok().and_then(|mut r| r.take()) {
+            Some(r) => Ok(Input::Stream(r)),
+            None => Err(source::OpenError::Io(io::Error::other(
+                "the followed file can be read only once",
+            ))),
+        },
         Stdin::File(p) => match source::open_path(p)? {
             Input::Whole { bytes, .. } => {
                 piped_nul(&bytes)?;
@@ -498,8 +508,8 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
         null_after_name: args.null,
         color,
         json: None,
-        base_offset: 0,
-        base_line: 0,
+        base_offset: args.base_offset,
+        base_line: args.base_line,
     };
     let mut fmt = fmt;
     if args.json {
@@ -619,7 +629,7 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
             break;
         }
     }
-    if args.json {
+    if args.json && !args.no_json_summary {
         let files = ctx.stats.take().unwrap_or_default();
         let summary = region::Summary {
             kind: "summary",

@@ -10,6 +10,7 @@ use serde::Serialize;
 #[derive(Debug)]
 pub struct Limits {
     from_byte: Option<u64>,
+    to_byte: Option<u64>,
     since: Option<Bound>,
     before: Option<Bound>,
     format: Option<TimeFormat>,
@@ -19,7 +20,11 @@ impl Limits {
     /// Parse `--from-byte`, `--since`, `--before` and `--time-format`;
     /// `None` when none is given.
     pub fn from_args(args: &Args) -> Result<Option<Limits>, String> {
-        if args.from_byte.is_none() && args.since.is_none() && args.before_time.is_none() {
+        if args.from_byte.is_none()
+            && args.to_byte.is_none()
+            && args.since.is_none()
+            && args.before_time.is_none()
+        {
             if args.time_format.is_some() {
                 return Err("--time-format needs --since or --before".into());
             }
@@ -33,6 +38,7 @@ impl Limits {
         };
         Ok(Some(Limits {
             from_byte: args.from_byte,
+            to_byte: args.to_byte,
             since: bound("--since", &args.since)?,
             before: bound("--before", &args.before_time)?,
             format: args
@@ -91,6 +97,10 @@ pub fn region(
         end: hay.len(),
         ..Region::default()
     };
+    if let Some(t) = limits.to_byte {
+        // A line start (the caller's end of the last complete line).
+        r.end = usize::try_from(t).unwrap_or(usize::MAX).min(hay.len());
+    }
     if let Some(fb) = limits.from_byte {
         match usize::try_from(fb) {
             Ok(fb) if fb <= hay.len() => {
@@ -112,7 +122,7 @@ pub fn region(
         }
     }
     if limits.timed() {
-        let part = &hay[r.start..];
+        let part = &hay[r.start..r.end.max(r.start)];
         let detected;
         let fmt = match &limits.format {
             Some(f) => f,

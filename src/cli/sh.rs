@@ -624,6 +624,7 @@ fn stdin_for_stage0(s: &Stdin) -> Stdin {
         Stdin::Real => Stdin::Real,
         Stdin::Bytes(b) => Stdin::Bytes(b.clone()),
         Stdin::File(p) => Stdin::File(p.clone()),
+        Stdin::Reader(_) => Stdin::Bytes(Vec::new()),
     }
 }
 
