@@ -44,7 +44,9 @@ Data:
 
 Timing:
   --runs N             timed runs per contender after one warm-up/check run (default 5)
-  --scenarios LIST     comma-separated subset of: t10,t10a,t1000,count,full,icase,regex,n-t10
+  --scenarios LIST     comma-separated subset of: t10,t10a,t1000,count,full,icase,regex,since,n-t10
+                       (since: --since the timestamp found at 99% of the file; the pipelines
+                       start at its first line with sed)
   --floor              also time a bare memchr newline pass over the mmapped file
   --floor-threads N    threads for --floor (default: available cores)
   --grail PATH         grail binary (default: `grail` next to this binary, built first)
@@ -292,6 +294,22 @@ fn scenarios() -> Vec<Scenario> {
             tac: None,
         },
         Scenario {
+            key: "since",
+            label: "--since (last 1%)",
+            grail: strs(&["-E", INC, "--not-G", EXC, "--since", "@SINCE@"]),
+            gnu: format!(
+                "sed -n '/@SINCE@/,$p' \"$1\" | grep -E {} | grep -v {}",
+                q(INC),
+                q(EXC)
+            ),
+            rg: format!(
+                "sed -n '/@SINCE@/,$p' \"$1\" | rg --no-config {} | rg --no-config -v {}",
+                q(INC),
+                q(EXC_RG)
+            ),
+            tac: None,
+        },
+        Scenario {
             key: "n-t10",
             label: "-n -t 10",
             grail: strs(&["-n", "-E", INC, "--not-G", EXC, "-t", "10"]),
@@ -396,6 +414,29 @@ struct Row {
     outcome: Outcome,
 }
 
+/// The vLLM-style timestamp (`MM-DD HH:MM:SS`) of the first stamped line
+/// after 99% of `file`.
+fn stamp_near_end(file: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(file).ok()?;
+    let len = f.metadata().ok()?.len();
+    f.seek(SeekFrom::Start(len / 100 * 99)).ok()?;
+    let mut buf = vec![0u8; 1 << 20];
+    let n = f.read(&mut buf).ok()?;
+    let text = String::from_utf8_lossy(&buf[..n]);
+    let start = text.find('\n')? + 1;
+    for line in text[start..].lines() {
+        if let Some(i) = line.find("INFO ") {
+            let t = line.get(i + 5..i + 19)?;
+            let b = t.as_bytes();
+            if b.len() == 14 && b[2] == b'-' && b[5] == b' ' && b[8] == b':' && b[11] == b':' {
+                return Some(t.to_string());
+            }
+        }
+    }
+    None
+}
+
 /// Time one scenario on one file: warm-up/check run of every contender,
 /// byte comparison against the GNU pipeline, then `runs` alternating rounds.
 fn bench_scenario(
@@ -406,6 +447,49 @@ fn bench_scenario(
     bytes: u64,
     runs: usize,
 ) -> Vec<Row> {
+    let concrete;
+    let sc = if sc.grail.iter().any(|a| a == "@SINCE@") {
+        let Some(t) = stamp_near_end(file) else {
+            eprintln!("{label}: no vLLM-style timestamp found near the end of the file; skipped");
+            return Vec::new();
+        };
+        let sub = |s: &str| s.replace("@SINCE@", &t);
+        concrete = Scenario {
+            key: sc.key,
+            label: sc.label,
+            grail: sc.grail.iter().map(|a| sub(a)).collect(),
+            gnu: sub(&sc.gnu),
+            rg: sub(&sc.rg),
+            tac: sc.tac.as_deref().map(sub),
+        };
+        // What grail read, from its own --json summary.
+        let mut av = vec![env.grail.to_string_lossy().into_owned(), "--json".into()];
+        av.extend(concrete.grail.iter().cloned());
+        av.push(file.to_string_lossy().into_owned());
+        if let Ok(r) = run::run(&av, true) {
+            let out = r.out.unwrap_or_default();
+            let last = out
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .last()
+                .unwrap_or(&[]);
+            if let Ok(v) = serde_json::from_slice::<serde_json::Value>(last) {
+                let f = &v["files"][0];
+                let scanned = f["scanned"].as_u64().unwrap_or(0);
+                let size = f["size"].as_u64().unwrap_or(1).max(1);
+                eprintln!(
+                    "{label}: --since '{t}': grail read {scanned} of {size} bytes ({:.3}%); window {}..{}; {} timestamps probed",
+                    100.0 * scanned as f64 / size as f64,
+                    f["region_start"],
+                    f["region_end"],
+                    f["window"]["probed_lines"]
+                );
+            }
+        }
+        &concrete
+    } else {
+        sc
+    };
     let cmds: Vec<(Contender, Cmd)> = CONTENDERS.iter().map(|&c| (c, sc.cmd(c, env))).collect();
     let mut rows: Vec<Row> = cmds
         .iter()
