@@ -510,7 +510,36 @@ Tail and head (grail):
       --explain             with --sh, print the plan instead of searching
       --threads=N           worker threads (default: all cores)
 
-Exit status is 0 if a line is selected, 1 if none, 2 if an error occurred.
-Not supported (refused with exit status 2): -P, -r, -z, -T, context (-A/-B/-C), colour to a terminal,
-back-references.
+Context and colour (as GNU grep):
+  -B, --before-context=NUM  print NUM lines of leading context
+  -A, --after-context=NUM   print NUM lines of trailing context
+  -C, --context=NUM, -NUM   print NUM lines of output context
+      --group-separator=SEP, --no-group-separator
+      --color[=WHEN]        never, always or auto (a terminal, TERM not dumb); GREP_COLORS as grep
+  With -t N: the last N selected lines with their context (the end of grep's output from the
+  Nth-last selected line's leading context). Excluded lines are never selected but may be context.
+
+Reports (grail):
+      --stats               to stderr per file: bytes read vs size, time, lines selected, lines each
+                            exclude hid, whether the last line is cut off, the resume offset
+      --json                one JSON object per selected line (path, line_number, byte_offset, text or
+                            bytes_base64, patterns, matches), then a summary object
+
+Parts of a file (grail):
+      --since=TIME          only lines at or after TIME, found by binary search of timestamps
+      --before=TIME         only lines before TIME (not grep's --before-context)
+      --time-format=FMT     strftime-like (%Y %y %m %d %e %b %H %M %S %f %L %z %s) when not detected
+      --from-byte=OFFSET    start at OFFSET (a resume offset printed by --stats/--json)
+  TIME: 2026-11-29, '2026-11-29 22:33[:01][.5][Z|+01:00]', 'Nov 29 22:33:01', '11-29 22:33:01',
+        22:33 (the log's last day), @EPOCH, '10m ago', -2h
+
+Following (grail):
+      --follow              after the last N selected lines (-t N, default 10), print new ones as the
+                            file grows; survives rotation by rename, truncation and re-creation
+      --until=PATTERN       stop with status 0 when a new line matches PATTERN (implies --follow)
+      --pid=PID             stop when process PID exits, then summarise on stderr (implies --follow)
+      --timeout=DURATION    stop with status 124 after DURATION (30s, 5m, 1.5h, 250ms)
+
+Exit status is 0 if a line is selected, 1 if none, 2 if an error occurred (124: --timeout passed).
+Not supported (refused with exit status 2): -P, -r, -z, -T, back-references.
 ";
