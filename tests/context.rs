@@ -490,3 +490,51 @@ fn context_running_into_binary_data_is_refused_not_guessed() {
     let r = run_env(env!("CARGO_BIN_EXE_grail"), &args, d, b"", &[]);
     assert!(!differs(&g, &r));
 }
+
+#[test]
+fn color_auto_colours_a_terminal_only() {
+    // `script` runs the command on a pseudo-terminal (util-linux); skip
+    // with a note where it is missing.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("script(1) not installed: --color=auto on a terminal not checked");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_fixtures(d);
+    let grail = env!("CARGO_BIN_EXE_grail");
+    for term in ["xterm", "dumb"] {
+        for cmd in [
+            "--color=auto -n -C1 a ctx",
+            "--color -c a ctx v1",
+            "--color=auto Error v1",
+        ] {
+            let on_tty = |prog: &str| {
+                Command::new("script")
+                    .args(["-qec", &format!("{prog} {cmd}"), "/dev/null"])
+                    .current_dir(d)
+                    .env("LC_ALL", "C")
+                    .env("TERM", term)
+                    .env_remove("GREP_COLORS")
+                    .output()
+                    .unwrap()
+                    .stdout
+            };
+            let (g, r) = (on_tty("grep"), on_tty(grail));
+            assert_eq!(
+                String::from_utf8_lossy(&g),
+                String::from_utf8_lossy(&r),
+                "TERM={term} {cmd}"
+            );
+            assert_eq!(
+                term == "xterm",
+                g.contains(&0x1b),
+                "grep colours only a real terminal"
+            );
+        }
+    }
+    // Not a terminal: no colour under auto.
+    let args: Vec<String> = ["--color=auto", "a", "ctx"].map(String::from).to_vec();
+    let r = run_env(grail, &args, d, b"", &[("TERM", "xterm")]);
+    assert!(!r.stdout.contains(&0x1b));
+}

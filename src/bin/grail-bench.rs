@@ -470,8 +470,7 @@ fn bench_scenario(
             let out = r.out.unwrap_or_default();
             let last = out
                 .split(|&b| b == b'\n')
-                .filter(|l| !l.is_empty())
-                .last()
+                .rfind(|l| !l.is_empty())
                 .unwrap_or(&[]);
             if let Ok(v) = serde_json::from_slice::<serde_json::Value>(last) {
                 let f = &v["files"][0];
