@@ -538,3 +538,54 @@ fn color_auto_colours_a_terminal_only() {
     let r = run_env(grail, &args, d, b"", &[("TERM", "xterm")]);
     assert!(!r.stdout.contains(&0x1b));
 }
+
+#[test]
+fn head_with_context_is_the_first_selected_lines_with_their_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_fixtures(d);
+    for (h, ctx) in [("1", "-C1"), ("2", "-A2"), ("3", "-B3"), ("5", "-C2")] {
+        // One file: the same as grep -m.
+        let args: Vec<String> = ["--head", h, ctx, "-n", "ERROR", "long"]
+            .map(String::from)
+            .to_vec();
+        let gargs: Vec<String> = ["-m", h, ctx, "-n", "ERROR", "long"]
+            .map(String::from)
+            .to_vec();
+        let g = run_env("grep", &gargs, d, b"", &[]);
+        let r = run_env(env!("CARGO_BIN_EXE_grail"), &args, d, b"", &[]);
+        assert!(!differs(&g, &r), "{args:?}");
+    }
+    // Across files: the count goes on into the next file.
+    let args: Vec<String> = ["--head", "4", "-C1", "a", "ctx", "ctx"]
+        .map(String::from)
+        .to_vec();
+    let r = run_env(env!("CARGO_BIN_EXE_grail"), &args, d, b"", &[]);
+    let g1 = run_env(
+        "grep",
+        &["-H".into(), "-C1".into(), "a".into(), "ctx".into()],
+        d,
+        b"",
+        &[],
+    );
+    let g2 = run_env(
+        "grep",
+        &[
+            "-H".into(),
+            "-m1".into(),
+            "-C1".into(),
+            "a".into(),
+            "ctx".into(),
+        ],
+        d,
+        b"",
+        &[],
+    );
+    let mut want = g1.stdout.clone();
+    want.extend_from_slice(b"--\n");
+    want.extend_from_slice(&g2.stdout);
+    assert_eq!(
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&want)
+    );
+}

@@ -607,6 +607,10 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
 
     let plain_lines = !args.quiet && !args.count && !ctx.listing();
     let context = if plain_lines { args.context() } else { None };
+    if context.is_some() && args.tail.is_some() && args.head.is_some() {
+        eprintln!("grail: context with both --head and --tail is not supported");
+        return (EXIT_TROUBLE, false);
+    }
     let selected = if let Some(spec) = &context {
         match args.tail {
             Some(t) => tail_context(&mut ctx, &files, &names, &mut out, spec, t),
