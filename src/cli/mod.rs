@@ -251,15 +251,15 @@ impl io::Read for CountingReader<'_> {
 
 impl Ctx<'_> {
     /// The part of a whole input to search; `None` after reporting an error.
-    fn region(&mut self, name: &[u8], hay: &[u8]) -> Option<region::Region> {
+    fn region(&mut self, name: &[u8], bytes: &source::Bytes) -> Option<region::Region> {
         let Some(l) = &self.limits else {
             return Some(region::Region {
                 start: 0,
-                end: hay.len(),
+                end: bytes.len(),
                 ..Default::default()
             });
         };
-        match region::region(hay, l, self.opts.line_numbers, self.opts.scan.parallel) {
+        match region::region(bytes, l, self.opts.line_numbers, self.opts.scan.parallel) {
             Ok(r) => {
                 if let Some(n) = &r.note {
                     if !self.args.no_messages {

@@ -84,14 +84,15 @@ pub struct WindowStats {
     pub probed_lines: u64,
 }
 
-/// The region of `hay` the limits select. `numbering`: count the lines
+/// The region of `bytes` the limits select. `numbering`: count the lines
 /// before it (for `-n`).
 pub fn region(
-    hay: &[u8],
+    bytes: &crate::source::Bytes,
     limits: &Limits,
     numbering: bool,
     parallel: bool,
 ) -> Result<Region, String> {
+    let hay: &[u8] = bytes;
     let mut r = Region {
         start: 0,
         end: hay.len(),
@@ -148,7 +149,15 @@ pub fn region(
         r.start += w.start;
     }
     if numbering && r.start > 0 {
-        r.base_line = crate::scan::count_newlines(hay, 0, r.start, parallel);
+        let mapped = matches!(bytes, crate::source::Bytes::Mapped(..));
+        let release = |a: usize, b: usize| {
+            if mapped {
+                // SAFETY: `hay` is a `Bytes::Mapped`, a private read-only
+                // file mapping; released pages read back from the file.
+                unsafe { crate::source::release_pages(hay, a, b) }
+            }
+        };
+        r.base_line = crate::scan::count_newlines_then(hay, 0, r.start, parallel, &release);
     }
     Ok(r)
 }
