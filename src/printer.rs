@@ -262,9 +262,29 @@ impl Format {
         number: u64,
         offset: u64,
     ) {
+        self.push_json_kind(out, q, name, bytes, number, offset, true)
+    }
+
+    /// [`Format::push_json`] for a selected line (`"match"`) or a context
+    /// line (`"context"`, whose `patterns` and `matches` describe the
+    /// include patterns too, as grep's colour does for context lines).
+    #[allow(clippy::too_many_arguments)]
+    fn push_json_kind(
+        &self,
+        out: &mut Vec<u8>,
+        q: &Query,
+        name: &[u8],
+        bytes: &[u8],
+        number: u64,
+        offset: u64,
+        selected: bool,
+    ) {
         use base64::Engine;
-        let (patterns, matches) = match (&self.json, q.is_inverted()) {
-            (Some(j), false) => (
+        // Lines the include patterns match: selected ones, or context
+        // lines under -v.
+        let matching = selected != q.is_inverted();
+        let (patterns, matches) = match (&self.json, matching) {
+            (Some(j), true) => (
                 j.patterns
                     .iter()
                     .enumerate()
@@ -281,7 +301,7 @@ impl Format {
         };
         let text = std::str::from_utf8(bytes).ok();
         let obj = JsonLine {
-            kind: "match",
+            kind: if selected { "match" } else { "context" },
             path: String::from_utf8_lossy(name),
             line_number: number + self.base_line,
             byte_offset: offset + self.base_offset,
@@ -324,6 +344,10 @@ impl Format {
     /// The group separator line (`--` by default) between non-adjacent
     /// context groups, in the separator colour.
     pub fn push_separator(&self, out: &mut Vec<u8>, sep: &[u8]) {
+        if self.json.is_some() {
+            // JSON objects carry their line numbers: groups need no marker.
+            return;
+        }
         match self.color.as_deref() {
             Some(c) => {
                 c.start(out, &c.se);
@@ -349,6 +373,9 @@ impl Format {
         offset: u64,
         selected: bool,
     ) {
+        if self.json.is_some() {
+            return self.push_json_kind(out, q, name, bytes, number, offset, selected);
+        }
         let sep = if selected { b':' } else { b'-' };
         let invert = q.is_inverted();
         let matching = selected != invert;

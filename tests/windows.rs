@@ -363,3 +363,52 @@ fn json_lines_agree_with_grep() {
     assert_eq!(summary["type"], "summary");
     assert_eq!(summary["selected"], 3);
 }
+
+#[test]
+fn json_context_objects_are_greps_context_lines() {
+    let dir = loghub();
+    for args in [
+        vec!["-C2", "-E", "error|fail", "Linux_2k.log"],
+        vec!["-B1", "-A3", "-v", "INFO", "Hadoop_2k.log"],
+        vec!["-C1", "-t", "3", "-i", "warn", "Hadoop_2k.log"],
+    ] {
+        let mut j = vec!["--json"];
+        j.extend(&args);
+        let got = grail(&dir, &j);
+        let kinds: Vec<String> = String::from_utf8_lossy(&got.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["type"] != "summary")
+            .map(|v| {
+                let sep = if v["type"] == "match" { ':' } else { '-' };
+                format!("{}{sep}", v["line_number"])
+            })
+            .collect();
+        let mut n = vec!["-n"];
+        n.extend(&args);
+        let text = String::from_utf8_lossy(&grail(&dir, &n).stdout).into_owned();
+        let want: Vec<String> = text
+            .lines()
+            .filter(|l| *l != "--")
+            .map(|l| {
+                let d = l.find(|c: char| !c.is_ascii_digit()).unwrap();
+                l[..=d].to_string()
+            })
+            .collect();
+        assert_eq!(kinds, want, "{args:?}");
+        // And the -n output itself is grep's (without -t, which grep lacks).
+        if !args.contains(&"-t") {
+            let g = sh(
+                &dir,
+                &format!(
+                    "grep -n {}",
+                    args.iter()
+                        .map(|a| format!("'{a}'"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+            );
+            assert_eq!(g.stdout, text.as_bytes());
+        }
+    }
+}

@@ -522,7 +522,6 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
                 args.only_matching,
                 "-o (matches are in each object's \"matches\")",
             ),
-            (args.context().is_some(), "context (-A/-B/-C)"),
             (fmt.color.is_some(), "--color"),
         ];
         if let Some((_, what)) = conflict.iter().find(|(on, _)| *on) {
