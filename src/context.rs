@@ -36,6 +36,21 @@ pub struct Shared {
     pub used: bool,
 }
 
+/// Where one printed line (or group separator) starts in the output piece
+/// handed to the sink, with its line number (`None`: a separator).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    /// Offset in the piece.
+    pub at: usize,
+    /// Line number (counted only when numbering), `None` for a separator.
+    pub number: Option<u64>,
+    /// Whether the line is selected.
+    pub selected: bool,
+}
+
+/// Marks shared between a [`FileContext`] and the sink of its pieces.
+pub type Marks = std::rc::Rc<std::cell::RefCell<Vec<Mark>>>;
+
 /// The context printer for one file.
 #[derive(Debug)]
 pub struct FileContext<'a> {
@@ -54,6 +69,8 @@ pub struct FileContext<'a> {
     pending: usize,
     /// Leading context never reaches before this offset of the region.
     floor: usize,
+    /// When set, every printed line and separator is marked here.
+    marks: Option<Marks>,
 }
 
 impl<'a> FileContext<'a> {
@@ -69,6 +86,23 @@ impl<'a> FileContext<'a> {
             last_number: 0,
             pending: 0,
             floor: 0,
+            marks: None,
+        }
+    }
+
+    /// Mark every printed line and separator in `marks` (for a tail of the
+    /// output that must know where lines start).
+    pub fn mark_into(&mut self, marks: Marks) {
+        self.marks = Some(marks);
+    }
+
+    fn mark(&self, out: &[u8], number: Option<u64>, selected: bool) {
+        if let Some(m) = &self.marks {
+            m.borrow_mut().push(Mark {
+                at: out.len(),
+                number,
+                selected,
+            });
         }
     }
 
@@ -113,12 +147,14 @@ impl<'a> FileContext<'a> {
         }
         if sh.used && Some(p) != self.last_end {
             if let Some(sep) = &self.spec.separator {
+                self.mark(out, None, false);
                 self.fmt.push_separator(out, sep);
             }
         }
         let mut n = number.saturating_sub(k as u64);
         while p < start {
             let nl = memchr::memchr(b'\n', &region[p..start]).map_or(start, |i| p + i);
+            self.mark(out, Some(n), false);
             self.fmt.push_prline(
                 out,
                 self.q,
@@ -131,6 +167,7 @@ impl<'a> FileContext<'a> {
             n += 1;
             p = nl + 1;
         }
+        self.mark(out, Some(number), true);
         self.fmt.push_prline(
             out,
             self.q,
@@ -156,6 +193,7 @@ impl<'a> FileContext<'a> {
         while self.pending > 0 && p < lim {
             let nl = memchr::memchr(b'\n', &region[p..]).map_or(region.len(), |i| p + i);
             self.last_number += 1;
+            self.mark(out, Some(self.last_number), false);
             self.fmt.push_prline(
                 out,
                 self.q,

@@ -323,6 +323,21 @@ fn tail_with_context_is_the_end_of_greps_output() {
         rargs.extend(["-t".to_string(), t.to_string(), f.clone()]);
         let r = run_env(env!("CARGO_BIN_EXE_grail"), &rargs, d, b"", &[]);
         let want_status = if sel.is_empty() { 1 } else { 0 };
+        // The same through a pipe: the whole output is produced and its end kept.
+        let mut pargs = args.clone();
+        pargs.extend(["-t".to_string(), t.to_string()]);
+        let data = std::fs::read(d.join(&f)).unwrap();
+        let p = run_env(env!("CARGO_BIN_EXE_grail"), &pargs, d, &data, &[]);
+        if p.stdout != want || p.status.code() != Some(want_status) {
+            fails.push(format!(
+                "(stdin) grail {}\n  want {:?}\n  got  {:?} {:?} {}",
+                pargs.join(" "),
+                String::from_utf8_lossy(&want[..want.len().min(400)]),
+                String::from_utf8_lossy(&p.stdout[..p.stdout.len().min(400)]),
+                p.status.code(),
+                String::from_utf8_lossy(&p.stderr)
+            ));
+        }
         if r.stdout != want || r.status.code() != Some(want_status) {
             fails.push(format!(
                 "grail {}\n  want {:?}\n  got  {:?} {:?} {}",

@@ -1080,6 +1080,64 @@ fn forward_context(
     Ok(any)
 }
 
+/// `--tail N` with context on a stream: grep's output with context is
+/// produced as it would be printed, keeping only its end: the lines from
+/// the first leading-context line of the Nth-last selected line on.
+fn stream_tail_context(
+    q: &Query,
+    r: &mut dyn io::Read,
+    opts: &SearchOptions,
+    spec: &ContextSpec,
+    fmt: &Format,
+    name: &[u8],
+    want: usize,
+) -> Result<(Vec<u8>, Outcome, u64), SearchError> {
+    let marks: crate::context::Marks = Default::default();
+    let mut fc = FileContext::new(spec, fmt, q, name);
+    fc.mark_into(marks.clone());
+    let mut sh = Shared::default();
+    // Printed lines (number, bytes; separators have no number) and the
+    // line numbers of the last `want` selected lines.
+    let mut units: VecDeque<(Option<u64>, Vec<u8>)> = VecDeque::new();
+    let mut sel: VecDeque<u64> = VecDeque::new();
+    let before = spec.before as u64;
+    let mut sink = |piece: &[u8]| {
+        let ms = std::mem::take(&mut *marks.borrow_mut());
+        for (i, m) in ms.iter().enumerate() {
+            let end = ms.get(i + 1).map_or(piece.len(), |n| n.at);
+            units.push_back((m.number, piece[m.at..end].to_vec()));
+            if m.selected {
+                sel.push_back(m.number.unwrap_or(0));
+                if sel.len() > want {
+                    sel.pop_front();
+                }
+            }
+        }
+        if want == 0 {
+            units.clear();
+        } else if sel.len() == want {
+            let cut = sel[0].saturating_sub(before);
+            while let Some(u) = units.front() {
+                match u.0 {
+                    Some(n) if n >= cut => break,
+                    _ => {
+                        units.pop_front();
+                    }
+                }
+            }
+        }
+        true
+    };
+    let mut nopts = opts.clone();
+    nopts.line_numbers = true; // the marks need line numbers
+    let o = search::search_stream_context(q, r, &nopts, &mut fc, &mut sh, &mut sink, false)?;
+    while units.front().is_some_and(|u| u.0.is_none()) {
+        units.pop_front();
+    }
+    let got = sel.len() as u64;
+    Ok((units.into_iter().flat_map(|u| u.1).collect(), o, got))
+}
+
 /// `--tail N` with context: the last N selected lines (of all files), each
 /// with its context, found from the end. The output is exactly the end of
 /// what `grep -A/-B/-C` prints, from the first leading-context line of the
@@ -1098,7 +1156,7 @@ fn tail_context(
     let mut any = false;
     let sep_fmt = ctx.fmt.clone();
     for (f, name) in files.iter().zip(names).rev() {
-        let input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+        let mut input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
@@ -1118,12 +1176,42 @@ fn tail_context(
             Input::Stream(_) => Default::default(),
         };
         let fmt = ctx.file_format(Some(&region));
-        let Input::Whole { bytes, has_holes } = &input else {
-            ctx.error(
+        if let Input::Stream(r) = &mut input {
+            let mut read = 0u64;
+            let res = stream_tail_context(
+                q,
+                &mut CountingReader {
+                    inner: &mut **r,
+                    n: &mut read,
+                },
+                &ctx.opts,
+                spec,
+                &fmt,
                 name,
-                "--tail with context needs a file it can read from the end (not a pipe); \
-                 save the input to a file first",
+                want,
             );
+            let (part, o, got) = match res {
+                Ok(r) => r,
+                Err(e) => {
+                    let msg = match e {
+                        SearchError::Io(e) => crate::io_error_text(&e),
+                        e => e.to_string(),
+                    };
+                    ctx.error(name, &msg);
+                    continue;
+                }
+            };
+            let input = Some(input);
+            ctx.record_stats(name, &input, None, &o, started, read, None);
+            ctx.binary_message(name, &o);
+            any |= ctx.file_selected(&o);
+            have += got;
+            if !part.is_empty() {
+                parts.push(part);
+            }
+            continue;
+        }
+        let Input::Whole { bytes, has_holes } = &input else {
             continue;
         };
         let has_holes = *has_holes;
