@@ -437,6 +437,88 @@ pub fn search_forward_context(
     Ok(out)
 }
 
+/// Count the selected lines of `hay` as `grep -c` does, checking for NUL
+/// bytes chunk by chunk during the scan instead of in a separate pass over
+/// the whole input first (same answer as [`search_forward`] with
+/// `count_binary`, one pass over memory instead of two).
+pub fn count_forward(
+    q: &Query,
+    hay: &[u8],
+    has_holes: bool,
+    opts: &SearchOptions,
+) -> Result<Outcome, SearchError> {
+    if opts.binary == BinaryMode::Text || has_holes || opts.max_count.is_some() {
+        return search_forward(q, hay, has_holes, opts, &mut |_, _| true, true);
+    }
+    let mut out = Outcome::default();
+    let mut total = 0u64;
+    let mut counted_to = 0usize; // every chunk before this was counted
+    let mut z: Option<usize> = None;
+    let mut released_to = 0usize;
+    scan::forward_batches_checked(
+        q,
+        hay,
+        0,
+        hay.len(),
+        &opts.scan,
+        None,
+        false,
+        true,
+        &mut |batch| {
+            for c in &batch {
+                if let Some(n) = c.first_nul {
+                    z = Some(n);
+                    return false;
+                }
+                total += c.hits.len() as u64;
+                counted_to = c.range.1;
+            }
+            if opts.mapped && counted_to > released_to {
+                // SAFETY: `mapped` is only set by `for_input` for a private
+                // read-only file mapping; released pages read back the file.
+                unsafe { crate::source::release_pages(hay, released_to, counted_to) };
+                released_to = counted_to;
+            }
+            true
+        },
+    );
+    if opts.shrank() {
+        return Err(SearchError::Shrank);
+    }
+    let Some(z) = z else {
+        out.selected = total;
+        out.reported = total;
+        out.scanned = hay.len() as u64;
+        return Ok(out);
+    };
+    // grep stops treating the input as text at `l`, before the NUL.
+    let l = binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary)?;
+    let mut fix = 0u64;
+    let (a, b) = if l >= counted_to {
+        (counted_to, l)
+    } else {
+        (l, counted_to)
+    };
+    scan::scan_region(q, hay, a, b, &mut |_| {
+        fix += 1;
+        true
+    });
+    total = if l >= counted_to {
+        total + fix
+    } else {
+        total - fix
+    };
+    out.selected = total;
+    out.reported = total;
+    out.is_binary = true;
+    binary_part(q, hay, l, opts, u64::MAX, true, &mut out);
+    out.scanned = hay.len() as u64;
+    if opts.shrank() {
+        return Err(SearchError::Shrank);
+    }
+    Ok(out)
+}
+
 /// Formats one selected line into a buffer: `(buf, line, number, offset)`.
 pub type LineFormat<'a> = dyn Fn(&mut Vec<u8>, &[u8], u64, u64) + Sync + 'a;
 

@@ -763,6 +763,11 @@ fn forward_all(
             &bytes[rs..re.min(bytes.len())]
         }
         let res = match &mut input {
+            Some(Input::Whole { bytes, has_holes }) if count_mode => {
+                // Counting needs no line copies: one fused pass.
+                let opts = ctx.opts.clone().for_input(bytes);
+                search::count_forward(q, cut(bytes, rs, re), *has_holes, &opts)
+            }
             Some(Input::Whole { bytes, has_holes }) if !bulk => {
                 let opts = ctx.opts.clone().for_input(bytes);
                 search::search_forward(

@@ -259,6 +259,8 @@ pub struct ChunkHits {
     pub newlines_before: Vec<u64>,
     /// With numbering: newlines in the whole chunk (when not truncated).
     pub newlines: u64,
+    /// With a NUL check: the first NUL byte of the chunk, if any.
+    pub first_nul: Option<usize>,
 }
 
 /// Scan `[start, end)` forwards in ordered batches of parallel chunks, giving
@@ -308,6 +310,24 @@ pub fn forward_batches(
     number: bool,
     consume: &mut dyn FnMut(Vec<ChunkHits>) -> bool,
 ) {
+    forward_batches_checked(q, hay, start, end, cfg, limit, number, false, consume)
+}
+
+/// [`forward_batches`], also looking for the first NUL byte of each chunk
+/// (`nul_check`) while the chunk is in cache: one pass over memory where a
+/// separate NUL check would make two.
+#[allow(clippy::too_many_arguments)]
+pub fn forward_batches_checked(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    cfg: &ScanConfig,
+    limit: Option<usize>,
+    number: bool,
+    nul_check: bool,
+    consume: &mut dyn FnMut(Vec<ChunkHits>) -> bool,
+) {
     // Chunk boundaries are found batch by batch, just ahead of the scan:
     // finding them all up front would touch (and map) a page per chunk of
     // the whole file before the first byte is scanned.
@@ -318,6 +338,11 @@ pub fn forward_batches(
     };
     let size = cfg.chunk_size.max(1);
     let run = |&(a, b): &(usize, usize)| {
+        let first_nul = if nul_check {
+            memchr(0, &hay[a..b]).map(|i| a + i)
+        } else {
+            None
+        };
         let mut hits = Vec::new();
         let mut truncated = false;
         scan_region(q, hay, a, b, &mut |h| {
@@ -345,6 +370,7 @@ pub fn forward_batches(
             truncated,
             newlines_before,
             newlines,
+            first_nul,
         }
     };
     let mut s = start;
