@@ -764,6 +764,25 @@ pub fn search_tail_text(
     Ok((lines, out, l))
 }
 
+/// Append up to `n` bytes from `reader` to `buf` (one read, retried when
+/// interrupted); returns how many arrived (0 at end of input).
+fn read_more(reader: &mut dyn Read, buf: &mut Vec<u8>, n: usize) -> io::Result<usize> {
+    let old = buf.len();
+    buf.resize(old + n, 0);
+    let got = loop {
+        match reader.read(&mut buf[old..]) {
+            Ok(k) => break k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buf.truncate(old);
+                return Err(e);
+            }
+        }
+    };
+    buf.truncate(old + got);
+    Ok(got)
+}
+
 /// Search a stream (pipe, terminal, special file) as GNU grep reads it:
 /// 96 KiB reads, NUL detection per read, bounded memory. Calls `emit` for
 /// each reported line of the text part in order until it returns false.
@@ -791,21 +810,7 @@ pub fn search_stream(
     };
     while !eof {
         let old = buf.len();
-        buf.resize(old + READ, 0);
-        let n = loop {
-            match reader.read(&mut buf[old..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    buf.truncate(old);
-                    return Err(e.into());
-                }
-            }
-        };
-        buf.truncate(old + n);
-        if n == 0 {
-            eof = true;
-        }
+        eof = read_more(reader, &mut buf, READ)? == 0;
         if !binary && opts.binary != BinaryMode::Text && memchr::memchr(0, &buf).is_some() {
             binary = true;
             out.is_binary = true;
@@ -898,21 +903,7 @@ pub fn search_stream_context(
     };
     while !eof {
         let old = buf.len();
-        buf.resize(old + READ, 0);
-        let n = loop {
-            match reader.read(&mut buf[old..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    buf.truncate(old);
-                    return Err(e.into());
-                }
-            }
-        };
-        buf.truncate(old + n);
-        if n == 0 {
-            eof = true;
-        }
+        eof = read_more(reader, &mut buf, READ)? == 0;
         if !binary
             && opts.binary != BinaryMode::Text
             && memchr::memchr(0, &buf[scanned..]).is_some()

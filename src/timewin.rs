@@ -679,18 +679,23 @@ fn month_day(line: &[u8]) -> Option<Stamp> {
             c.lit(b'-')?;
             let d = c.fixed(2)?;
             c.lit(b' ')?;
-            let (h, mi, sec) = c.hms2()?;
-            let nanos = c.opt_frac();
-            if c.digit_at(0) || !valid_date(None, mo, d) {
-                return None;
-            }
-            Some(Stamp::civil(None, mo, d, hms_secs(h, mi, sec), nanos, None))
+            yearless_time(&mut c, mo, d)
         })();
         if r.is_some() {
             return r;
         }
     }
     None
+}
+
+/// `HH:MM:SS[.frac]` after a year-less date, ending the stamp.
+fn yearless_time(c: &mut Cur<'_>, mo: u32, d: u32) -> Option<Stamp> {
+    let (h, mi, sec) = c.hms2()?;
+    let nanos = c.opt_frac();
+    if c.digit_at(0) || !valid_date(None, mo, d) {
+        return None;
+    }
+    Some(Stamp::civil(None, mo, d, hms_secs(h, mi, sec), nanos, None))
 }
 
 /// Day of month after a month name: ` 1`, `01`, `1`, `12`.
@@ -718,12 +723,7 @@ fn syslog(line: &[u8]) -> Option<Stamp> {
             c.lit(b' ')?;
             let d = syslog_day(&mut c)?;
             c.lit(b' ')?;
-            let (h, mi, sec) = c.hms2()?;
-            let nanos = c.opt_frac();
-            if c.digit_at(0) || !valid_date(None, mo, d) {
-                return None;
-            }
-            Some(Stamp::civil(None, mo, d, hms_secs(h, mi, sec), nanos, None))
+            yearless_time(&mut c, mo, d)
         })();
         if st.is_some() {
             return st;

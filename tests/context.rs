@@ -44,26 +44,7 @@ fn run_env(
     out
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, from: &[&'a str], max: usize) -> Vec<&'a str> {
-        let mut v: Vec<&str> = from.to_vec();
-        let k = self.below(max + 1).min(v.len());
-        let mut out = Vec::new();
-        for _ in 0..k {
-            out.push(v.remove(self.below(v.len())));
-        }
-        out
-    }
-}
+use common::Rng;
 
 /// A log with runs of matches and gaps of every length, long lines, a CRLF
 /// line and no final newline: about 600 KiB, so several 96 KiB stream reads

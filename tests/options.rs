@@ -23,26 +23,7 @@ fn run(program: &str, args: &[String], dir: &std::path::Path, input: &[u8]) -> O
     child.wait_with_output().unwrap()
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, from: &[&'a str], max: usize) -> Vec<&'a str> {
-        let mut v: Vec<&str> = from.to_vec();
-        let k = self.below(max + 1).min(v.len());
-        let mut out = Vec::new();
-        for _ in 0..k {
-            out.push(v.remove(self.below(v.len())));
-        }
-        out
-    }
-}
+use common::Rng;
 
 #[test]
 fn random_option_combinations_match_grep() {

@@ -349,6 +349,13 @@ pub fn run(args: &Args) -> i32 {
     let st = state.lock().map(|s| (s.end, s.cut_off, s.delivered));
     let (end, cut_off, delivered) = st.unwrap_or((Some(End::Error), false, 0));
     let selected = r1.selected || r2.selected;
+    let grep_status = if r2.status == EXIT_TROUBLE {
+        EXIT_TROUBLE
+    } else if selected {
+        EXIT_SELECTED
+    } else {
+        EXIT_NONE
+    };
     match end {
         Some(End::Until) => EXIT_SELECTED,
         Some(End::Timeout) => {
@@ -391,22 +398,8 @@ pub fn run(args: &Args) -> i32 {
                     let _ = e.write_all(l);
                 }
             }
-            if r2.status == EXIT_TROUBLE {
-                EXIT_TROUBLE
-            } else if selected {
-                EXIT_SELECTED
-            } else {
-                EXIT_NONE
-            }
+            grep_status
         }
-        _ => {
-            if r2.status == EXIT_TROUBLE {
-                EXIT_TROUBLE
-            } else if selected {
-                EXIT_SELECTED
-            } else {
-                EXIT_NONE
-            }
-        }
+        _ => grep_status,
     }
 }

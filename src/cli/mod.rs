@@ -275,6 +275,25 @@ impl Ctx<'_> {
         }
     }
 
+    /// The region of an opened input (`None` for a stream or a directory)
+    /// and the format to print it with; `Err` after reporting an error.
+    fn input_region(
+        &mut self,
+        name: &[u8],
+        input: Option<&Input>,
+    ) -> Result<(Option<region::Region>, Format), ()> {
+        let region = match input {
+            Some(Input::Whole { bytes, .. }) => Some(self.region(name, bytes).ok_or(())?),
+            Some(Input::Stream(_)) if self.limits.is_some() => {
+                self.error(name, LIMITS_NEED_A_FILE);
+                return Err(());
+            }
+            _ => None,
+        };
+        let fmt = self.file_format(region.as_ref());
+        Ok((region, fmt))
+    }
+
     /// The output format for a file searched from `region`.
     fn file_format(&self, region: Option<&region::Region>) -> Format {
         let mut f = self.fmt.clone();
@@ -702,18 +721,9 @@ fn forward_all(
         let count_mode = args.count && !quiet_mode;
         let count_binary = count_mode;
         let started = std::time::Instant::now();
-        let region = match &input {
-            Some(Input::Whole { bytes, .. }) => match ctx.region(name, bytes) {
-                Some(r) => Some(r),
-                None => continue,
-            },
-            Some(Input::Stream(_)) if ctx.limits.is_some() => {
-                ctx.error(name, LIMITS_NEED_A_FILE);
-                continue;
-            }
-            _ => None,
+        let Ok((region, fmt)) = ctx.input_region(name, input.as_ref()) else {
+            continue;
         };
-        let fmt = ctx.file_format(region.as_ref());
         // Plain output of every selected line: formatted in parallel.
         let bulk = !quiet_mode
             && !count_mode
@@ -900,18 +910,9 @@ fn tail_lines(
         }
         let want = n.saturating_sub(have);
         let started = std::time::Instant::now();
-        let region = match &input {
-            Input::Whole { bytes, .. } => match ctx.region(name, bytes) {
-                Some(r) => Some(r),
-                None => continue,
-            },
-            Input::Stream(_) if ctx.limits.is_some() => {
-                ctx.error(name, LIMITS_NEED_A_FILE);
-                continue;
-            }
-            _ => None,
+        let Ok((region, fmt)) = ctx.input_region(name, Some(&input)) else {
+            continue;
         };
-        let fmt = ctx.file_format(region.as_ref());
         let mut recs: Vec<Vec<u8>> = Vec::new();
         let mut read = 0u64;
         let mut first_out = None;
@@ -1018,18 +1019,9 @@ fn forward_context(
             opts.max_count = Some(opts.max_count.map_or(h, |m| m.min(h)));
         }
         let started = std::time::Instant::now();
-        let region = match &input {
-            Input::Whole { bytes, .. } => match ctx.region(name, bytes) {
-                Some(r) => Some(r),
-                None => continue,
-            },
-            Input::Stream(_) if ctx.limits.is_some() => {
-                ctx.error(name, LIMITS_NEED_A_FILE);
-                continue;
-            }
-            _ => None,
+        let Ok((region, fmt)) = ctx.input_region(name, Some(&input)) else {
+            continue;
         };
-        let fmt = ctx.file_format(region.as_ref());
         let mut read = 0u64;
         let mut fc = FileContext::new(spec, &fmt, q, name);
         let mut sink = |b: &[u8]| out.write(b);
@@ -1173,14 +1165,10 @@ fn tail_context(
         }
         let want = usize::try_from(n - have).unwrap_or(usize::MAX);
         let started = std::time::Instant::now();
-        let region = match &input {
-            Input::Whole { bytes, .. } => match ctx.region(name, bytes) {
-                Some(r) => r,
-                None => continue,
-            },
-            Input::Stream(_) => Default::default(),
+        let Ok((region, fmt)) = ctx.input_region(name, Some(&input)) else {
+            continue;
         };
-        let fmt = ctx.file_format(Some(&region));
+        let region = region.unwrap_or_default();
         if let Input::Stream(r) = &mut input {
             let mut read = 0u64;
             let res = stream_tail_context(

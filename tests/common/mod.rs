@@ -21,3 +21,30 @@ pub fn write_small_logs(d: &Path) {
         std::fs::write(d.join(name), data).unwrap();
     }
 }
+
+/// A small deterministic random generator (xorshift) for the randomized
+/// differential tests.
+#[allow(dead_code)]
+pub struct Rng(pub u64);
+
+#[allow(dead_code)]
+impl Rng {
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    /// Up to `max` distinct items of `from`, in random order.
+    pub fn pick<'a>(&mut self, from: &[&'a str], max: usize) -> Vec<&'a str> {
+        let mut v: Vec<&str> = from.to_vec();
+        let k = self.below(max + 1).min(v.len());
+        let mut out = Vec::new();
+        for _ in 0..k {
+            out.push(v.remove(self.below(v.len())));
+        }
+        out
+    }
+}
