@@ -961,11 +961,7 @@ fn tail_lines(
         let o = match res {
             Ok(o) => o,
             Err(e) => {
-                let msg = match e {
-                    SearchError::Io(e) => crate::io_error_text(&e),
-                    e => e.to_string(),
-                };
-                ctx.error(name, &msg);
+                ctx.error(name, &e.to_string());
                 continue;
             }
         };
@@ -1077,6 +1073,63 @@ fn forward_context(
     Ok(any)
 }
 
+/// `--tail N` with context on a whole file: the last `want` selected lines
+/// found from the end, then grep's output with context from the first
+/// leading-context line of the first of them. Returns the output, the
+/// outcome, how many selected lines it holds and where the first starts.
+#[allow(clippy::too_many_arguments)]
+fn file_tail_context(
+    q: &Query,
+    hay: &[u8],
+    has_holes: bool,
+    opts: &SearchOptions,
+    spec: &ContextSpec,
+    fmt: &Format,
+    name: &[u8],
+    want: usize,
+) -> Result<(Vec<u8>, Outcome, u64, Option<usize>), SearchError> {
+    let (lines, o, l) = search::search_tail_text(q, hay, has_holes, want, opts, &|_| 1)?;
+    let mut part = Vec::new();
+    let Some(first) = lines.first().filter(|_| want > 0) else {
+        return Ok((part, o, 0, None));
+    };
+    let (from, k) = crate::context::context_start(hay, first.offset as usize, spec.before);
+    let range = search::ContextRange {
+        from,
+        newlines_before: if opts.line_numbers {
+            first.number.saturating_sub(1 + k as u64)
+        } else {
+            0
+        },
+        stop_after: opts.max_count.and(lines.last().map(|l| l.offset as usize)),
+        text_end: Some(l),
+    };
+    let mut ropts = opts.clone();
+    ropts.max_count = None;
+    let mut fc = FileContext::new(spec, fmt, q, name);
+    let mut sh = Shared::default();
+    let o2 = search::search_forward_context(
+        q,
+        hay,
+        has_holes,
+        &ropts,
+        range,
+        &mut fc,
+        &mut sh,
+        spec.after,
+        &mut |b| {
+            part.extend_from_slice(b);
+            true
+        },
+        false,
+    )?;
+    let o = Outcome {
+        binary_matched: o.binary_matched || o2.binary_matched,
+        ..o
+    };
+    Ok((part, o, lines.len() as u64, Some(first.offset as usize)))
+}
+
 /// `--tail N` with context on a stream: grep's output with context is
 /// produced as it would be printed, keeping only its end: the lines from
 /// the first leading-context line of the Nth-last selected line on.
@@ -1169,9 +1222,9 @@ fn tail_context(
             continue;
         };
         let region = region.unwrap_or_default();
-        if let Input::Stream(r) = &mut input {
-            let mut read = 0u64;
-            let res = stream_tail_context(
+        let mut read = 0u64;
+        let res = match &mut input {
+            Input::Stream(r) => stream_tail_context(
                 q,
                 &mut CountingReader {
                     inner: &mut **r,
@@ -1182,93 +1235,25 @@ fn tail_context(
                 &fmt,
                 name,
                 want,
-            );
-            let (part, o, got) = match res {
-                Ok(r) => r,
-                Err(e) => {
-                    let msg = match e {
-                        SearchError::Io(e) => crate::io_error_text(&e),
-                        e => e.to_string(),
-                    };
-                    ctx.error(name, &msg);
-                    continue;
-                }
-            };
-            let input = Some(input);
-            ctx.record_stats(name, &input, None, &o, started, read, None);
-            ctx.binary_message(name, &o);
-            any |= ctx.file_selected(&o);
-            have += got;
-            if !part.is_empty() {
-                parts.push(part);
+            )
+            .map(|(part, o, got)| (part, o, got, None)),
+            Input::Whole { bytes, has_holes } => {
+                let opts = ctx.opts.clone().for_input(bytes);
+                let hay: &[u8] = &bytes[region.start..region.end];
+                file_tail_context(q, hay, *has_holes, &opts, spec, &fmt, name, want)
             }
-            continue;
-        }
-        let Input::Whole { bytes, has_holes } = &input else {
-            continue;
         };
-        let has_holes = *has_holes;
-        let opts = ctx.opts.clone().for_input(bytes);
-        let bytes: &[u8] = &bytes[region.start..region.end];
-        let mut first_out = None;
-        let res = search::search_tail_text(q, bytes, has_holes, want, &opts, &|_| 1).and_then(
-            |(lines, o, l)| {
-                let mut part = Vec::new();
-                let Some(first) = lines.first().filter(|_| want > 0) else {
-                    return Ok((part, o, 0));
-                };
-                first_out = Some(first.offset as usize);
-                let (from, k) =
-                    crate::context::context_start(bytes, first.offset as usize, spec.before);
-                let range = search::ContextRange {
-                    from,
-                    newlines_before: if opts.line_numbers {
-                        first.number.saturating_sub(1 + k as u64)
-                    } else {
-                        0
-                    },
-                    stop_after: opts.max_count.and(lines.last().map(|l| l.offset as usize)),
-                    text_end: Some(l),
-                };
-                let mut ropts = opts.clone();
-                ropts.max_count = None;
-                let mut fc = FileContext::new(spec, &fmt, q, name);
-                let mut sh = Shared::default();
-                let o2 = search::search_forward_context(
-                    q,
-                    bytes,
-                    has_holes,
-                    &ropts,
-                    range,
-                    &mut fc,
-                    &mut sh,
-                    spec.after,
-                    &mut |b| {
-                        part.extend_from_slice(b);
-                        true
-                    },
-                    false,
-                )?;
-                let o = Outcome {
-                    binary_matched: o.binary_matched || o2.binary_matched,
-                    ..o
-                };
-                Ok((part, o, lines.len() as u64))
-            },
-        );
-        let (part, o, got) = match res {
+        let (part, o, got, first_out) = match res {
             Ok(r) => r,
             Err(e) => {
-                let msg = match e {
-                    SearchError::Io(e) => crate::io_error_text(&e),
-                    e => e.to_string(),
-                };
-                ctx.error(name, &msg);
+                ctx.error(name, &e.to_string());
                 continue;
             }
         };
+        let stream = matches!(input, Input::Stream(_));
         let input = Some(input);
-        ctx.record_stats(name, &input, Some(&region), &o, started, 0, first_out);
+        let whole = (!stream).then_some(&region);
+        ctx.record_stats(name, &input, whole, &o, started, read, first_out);
         ctx.binary_message(name, &o);
         any |= ctx.file_selected(&o);
         have += got;
