@@ -294,6 +294,22 @@ impl Ctx<'_> {
         Ok((region, fmt))
     }
 
+    /// A search's outcome. A read error is reported and the file counts as
+    /// having nothing selected (as grep); other errors skip the file (`None`).
+    fn outcome(&mut self, name: &[u8], res: Result<Outcome, SearchError>) -> Option<Outcome> {
+        match res {
+            Ok(o) => Some(o),
+            Err(SearchError::Io(e)) => {
+                self.error(name, &crate::io_error_text(&e));
+                Some(Outcome::default())
+            }
+            Err(e) => {
+                self.error(name, &e.to_string());
+                None
+            }
+        }
+    }
+
     /// The output format for a file searched from `region`.
     fn file_format(&self, region: Option<&region::Region>) -> Format {
         let mut f = self.fmt.clone();
@@ -824,17 +840,8 @@ fn forward_all(
             }
             None => Ok(Outcome::default()),
         };
-        let o = match res {
-            Ok(o) => o,
-            Err(SearchError::Io(e)) => {
-                // A read error: like grep, report it and count what was read.
-                ctx.error(name, &crate::io_error_text(&e));
-                Outcome::default()
-            }
-            Err(e) => {
-                ctx.error(name, &e.to_string());
-                continue;
-            }
+        let Some(o) = ctx.outcome(name, res) else {
+            continue;
         };
         ctx.record_stats(name, &input, region.as_ref(), &o, started, read, None);
         if !quiet_mode {
@@ -1051,16 +1058,8 @@ fn forward_context(
                 false,
             ),
         };
-        let o = match res {
-            Ok(o) => o,
-            Err(SearchError::Io(e)) => {
-                ctx.error(name, &crate::io_error_text(&e));
-                Outcome::default()
-            }
-            Err(e) => {
-                ctx.error(name, &e.to_string());
-                continue;
-            }
+        let Some(o) = ctx.outcome(name, res) else {
+            continue;
         };
         let input = Some(input);
         ctx.record_stats(name, &input, region.as_ref(), &o, started, read, None);
