@@ -151,10 +151,19 @@ fn random_context_and_color_combinations_match_grep() {
         Some("mt=7:ne"),
         Some("ms=1;x:ln=35"),
     ];
-    let mut rng = Rng(0xdead_beef_cafe_f00d);
+    // GRAIL_SEED / GRAIL_CASES run other or more combinations (soak runs).
+    let seed = std::env::var("GRAIL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0xdead_beef_cafe_f00d);
+    let cases: usize = std::env::var("GRAIL_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1200);
+    let mut rng = Rng(seed);
     let stdin = long_log();
     let (mut checked, mut refusals, mut fails) = (0, 0, Vec::new());
-    for _ in 0..1200 {
+    for _ in 0..cases {
         let mut args: Vec<String> = rng
             .pick(&ctx_opts, 2)
             .into_iter()

@@ -220,11 +220,70 @@ fn edge_files_match_bash() {
     }
 }
 
+/// Unquoted globs are expanded as bash expands them: sorted bytewise,
+/// dotfiles only for a leading literal `.`, `.`/`..` never, brackets with
+/// ranges, negation and classes, no match left as written, quoted and
+/// escaped characters literal.
+#[test]
+fn globs_expand_as_bash_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    std::fs::create_dir_all(d.join("sub2")).unwrap();
+    for f in [
+        "a.log",
+        "b.log",
+        ".hidden.log",
+        "c.txt",
+        "x[1].log",
+        "sp ace.log",
+        "B.log",
+        "Z.log",
+        "_u.log",
+        "sub/d.log",
+        "sub/.e.log",
+        "sub2/f.log",
+    ] {
+        std::fs::write(d.join(f), format!("Error in {f}\nok\n")).unwrap();
+    }
+    for p in [
+        "grep Error *.log | tail -3",
+        "grep -h Error *.log",
+        "grep Error ?.log",
+        "grep -h Error [ab].log",
+        "grep Error [!a].log",
+        "grep Error [^a-b].log",
+        "grep Error sub/*.log",
+        "grep Error */*.log",
+        "grep Error */.*",
+        "grep Error .*.log",
+        "grep Error nomatch*.log",
+        "grep Error *.LOG",
+        "grep Error [[:upper:]].log",
+        "grep -c Error *",
+        "grep E\\* a.log",
+        "grep 'Error' x[1].log",
+        "grep Error x\\[1].log",
+        "grep Error \"*\".log",
+        "grep Error */",
+        "grep -l Error s*/*",
+        "cat *.txt | grep Error",
+        "grep Err[o]r a.log",
+        "grep -h Error [a-b].log | wc -l",
+        "grep Error [",
+        "grep Error a.log]",
+        "grep Error []a].log",
+        "grep -e E*r -h *.log | tail -n 2",
+    ] {
+        same(d, p);
+    }
+}
+
 #[test]
 fn refused_constructs_exit_2_and_name_the_part() {
     let dir = shared().join("vllm");
     for (line, names) in [
-        ("grep Error *.log | tail -1", "'*'"),
+        ("grep Error [[=a=]].log", "equivalence"),
         ("grep Error $HOME/x.log", "'$'"),
         ("grep Error \"$F\"", "'$'"),
         ("grep Error f.log > out.txt", "'>'"),

@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod follow;
+pub mod glob;
 pub mod region;
 pub mod sh;
 

@@ -1,15 +1,17 @@
 //! `--sh 'PIPELINE'`: run a pasted `[cat F |] grep … | grep -v … | tail -n N`
 //! pipeline exactly as `bash -c` would, in one process.
 //!
-//! The string is split as bash splits it. grail refuses anything whose
-//! meaning depends on the shell beyond quoting (expansions, redirections,
-//! globs, other commands) rather than run it differently. The common shape —
+//! The string is split as bash splits it, and unquoted globs are expanded
+//! as bash expands them ([`super::glob`]). grail refuses anything else whose
+//! meaning depends on the shell beyond quoting (parameter and command
+//! expansions, redirections, other commands) rather than run it differently. The common shape —
 //! one grep reading files, then `grep -v` stages, then one `tail`/`head`, then
 //! `wc -l` — becomes one query: excludes join the automaton and the tail is
 //! answered from the end of the file. Every other accepted shape runs stage by
 //! stage in memory, each stage with grail's grep-exact engine.
 
 use super::args::{self, Args};
+use super::glob;
 use super::{run_with, Stdin, EXIT_SELECTED, EXIT_TROUBLE};
 use crate::query::Syntax;
 use crate::search::BinaryMode;
@@ -56,6 +58,10 @@ pub struct Plan {
 /// Split `s` into pipeline stages of words, as bash would, refusing what
 /// bash would expand or redirect.
 pub fn split(s: &str) -> Result<Vec<Vec<String>>, String> {
+    if glob::has_marker(s) {
+        return Err("a private-use character U+E000..U+E003 (grail marks globs with them)".into());
+    }
+    let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
     let b = s.as_bytes();
     let mut segs: Vec<String> = Vec::new();
     let mut cur = String::new();
@@ -130,10 +136,17 @@ pub fn split(s: &str) -> Result<Vec<Vec<String>>, String> {
             '(' | ')' => return Err(format!("'{c}' (subshells)")),
             '$' => return Err("'$' (shell expansion)".into()),
             '`' => return Err("'`' (command substitution)".into()),
-            '*' | '?' | '[' => {
-                return Err(format!(
-                    "unquoted '{c}' (filename expansion); quote the pattern"
-                ))
+            // Pathname expansion: marked here, expanded per word below.
+            '*' | '?' | '[' | ']' => {
+                cur.push(match c {
+                    '*' => glob::STAR,
+                    '?' => glob::QUESTION,
+                    '[' => glob::OPEN,
+                    _ => glob::CLOSE,
+                });
+                i += 1;
+                word_start = false;
+                continue;
             }
             '~' if word_start => return Err("'~' (tilde expansion)".into()),
             '#' if word_start => return Err("'#' (a comment)".into()),
@@ -154,8 +167,15 @@ pub fn split(s: &str) -> Result<Vec<Vec<String>>, String> {
     segs.push(cur);
     let mut out = Vec::new();
     for seg in segs {
-        let words =
-            shell_words::split(&seg).map_err(|e| format!("cannot split '{}': {e}", seg.trim()))?;
+        let raw = shell_words::split(&seg)
+            .map_err(|e| format!("cannot split '{}': {e}", glob::literal(seg.trim())))?;
+        let mut words = Vec::with_capacity(raw.len());
+        for w in raw {
+            match glob::expand(&w, &cwd)? {
+                Some(names) => words.extend(names),
+                None => words.push(glob::literal(&w)),
+            }
+        }
         if words.is_empty() {
             return Err("an empty pipeline stage".into());
         }
