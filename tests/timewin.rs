@@ -1166,3 +1166,24 @@ proptest! {
         let _ = check(&hay, &fmt, Some(&b), None, &WindowOptions::default());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    /// Whatever the user types as TIME or --time-format, and whatever the
+    /// lines hold, parsing and stamping return values or errors, never panic.
+    #[test]
+    fn user_text_never_panics(
+        time in "[0-9a-zA-Z :.+@/TZ_-]{0,40}|.{0,12}",
+        spec in "(%[YymdebHMSfLzsTRFDaAIpnth%]|[ :./\\[\\]x-]|.){0,12}",
+        line in "[0-9a-zA-Z :.+/\\[\\]-]{0,60}|.{0,20}",
+    ) {
+        let _ = Bound::parse(&time, std::time::SystemTime::UNIX_EPOCH);
+        if let Ok(f) = TimeFormat::parse(&spec) {
+            let _ = f.stamp(line.as_bytes());
+            let _ = f.name();
+        }
+        if let Some(f) = TimeFormat::detect(line.as_bytes()) {
+            let _ = f.stamp(line.as_bytes());
+        }
+    }
+}
