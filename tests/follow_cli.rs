@@ -183,7 +183,6 @@ fn follow_refuses_what_it_cannot_follow() {
     std::fs::write(d.join("a"), "x\n").unwrap();
     std::fs::write(d.join("b"), "x\n").unwrap();
     for args in [
-        vec!["--follow", "x", "a", "b"],
         vec!["--follow", "x"],
         vec!["--follow", "-c", "x", "a"],
         vec!["--follow", "x", "nosuch"],
@@ -193,4 +192,46 @@ fn follow_refuses_what_it_cannot_follow() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!out.stderr.is_empty(), "{args:?} says why");
     }
+}
+
+#[test]
+fn follow_several_files_with_prefixes_and_one_until() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("api.log"), "ERROR api old\nok\n").unwrap();
+    std::fs::write(d.join("worker.log"), "ok\nERROR worker old\n").unwrap();
+    let g = grail(
+        d,
+        &[
+            "--follow",
+            "-t",
+            "2",
+            "--until",
+            "ready",
+            "-e",
+            "ERROR",
+            "-e",
+            "ready",
+            "api.log",
+            "worker.log",
+        ],
+    );
+    let mut w = writer(
+        d,
+        "sleep 0.5; echo 'ERROR api new' >> api.log; sleep 0.3; \
+         echo 'ERROR worker new' >> worker.log; sleep 0.3; \
+         echo 'worker ready' >> worker.log; sleep 0.3; echo 'ERROR api late' >> api.log",
+    );
+    let out = finish(g, Duration::from_secs(20));
+    let _ = w.wait();
+    // The initial part is the last 2 selected lines of both files in file
+    // order; then lines as they come, each with its file's prefix.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "api.log:ERROR api old\nworker.log:ERROR worker old\napi.log:ERROR api new\n\
+         worker.log:ERROR worker new\nworker.log:worker ready\n",
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "--until on one file stops all");
 }

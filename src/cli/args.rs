@@ -102,8 +102,8 @@ pub struct Args {
     pub pid: Option<i32>,
     /// --timeout
     pub timeout: Option<std::time::Duration>,
-    /// Internal (--follow): search only up to this byte.
-    pub to_byte: Option<u64>,
+    /// Internal (--follow): search each named file only up to this byte.
+    pub to_byte: Vec<(Vec<u8>, u64)>,
     /// Internal (--follow): added to printed line numbers.
     pub base_line: u64,
     /// Internal (--follow): added to printed byte offsets.
@@ -535,7 +535,7 @@ Parts of a file (grail):
 
 Following (grail):
       --follow              after the last N selected lines (-t N, default 10), print new ones as the
-                            file grows; survives rotation by rename, truncation and re-creation
+                            files grow; survives rotation by rename, truncation and re-creation
       --until=PATTERN       stop with status 0 when a new line matches PATTERN (implies --follow)
       --pid=PID             stop when process PID exits, then summarise on stderr (implies --follow)
       --timeout=DURATION    stop with status 124 after DURATION (30s, 5m, 1.5h, 250ms)

@@ -1,6 +1,8 @@
-//! `--follow`: the initial search (the last N selected lines, `-t N`,
-//! default 10), then every new selected line as the file grows, like
-//! `tail -F` piped into grep — surviving rotation by rename, truncation and
+//! `--follow FILE…`: the initial search (the last N selected lines of all
+//! files, `-t N`, default 10), then every new selected line as the files
+//! grow (each followed on its own thread; with several files lines carry
+//! grep's `file:` prefix and are written whole), like `tail -F` piped into
+//! grep — surviving rotation by rename, truncation and
 //! re-creation, without busy polling ([`crate::follow::Follower`]).
 //!
 //! It ends when `--until PATTERN` matches a new line (exit 0), when the
@@ -37,7 +39,7 @@ enum End {
     Error,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct State {
     end: Option<End>,
     /// The last bytes delivered were an unterminated line (the writer left
@@ -54,13 +56,20 @@ struct FollowReader {
     follower: Follower,
     name: String,
     deadline: Option<Instant>,
-    until: Option<Query>,
+    until: Option<Arc<Query>>,
     pending: Vec<u8>,
     pos: usize,
     done: bool,
     quiet: bool,
     state: Arc<Mutex<State>>,
+    /// Set when another file's `--until` matched: stop too.
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    /// Other files are followed too (wake up now and then to see `stop`).
+    multi: bool,
 }
+
+/// How often a waiting reader looks at the shared stop flag.
+const STOP_CHECK: std::time::Duration = std::time::Duration::from_millis(200);
 
 impl FollowReader {
     fn set_end(&self, e: End) {
@@ -77,9 +86,10 @@ impl FollowReader {
 
     /// Cut `v` after the first line `--until` matches.
     fn until_cut(&mut self, v: &mut Vec<u8>) {
-        let Some(q) = &self.until else {
+        let Some(q) = self.until.clone() else {
             return;
         };
+        let q: &Query = &q;
         let mut end = None;
         crate::scan::forward(
             q,
@@ -116,7 +126,17 @@ impl Read for FollowReader {
             if self.done {
                 return Ok(0);
             }
-            let ev = match self.follower.next(self.deadline) {
+            if self.stop.load(std::sync::atomic::Ordering::Acquire) {
+                self.done = true;
+                continue;
+            }
+            let wait = if self.multi {
+                let soon = Instant::now() + STOP_CHECK;
+                Some(self.deadline.map_or(soon, |d| d.min(soon)))
+            } else {
+                self.deadline
+            };
+            let ev = match self.follower.next(wait) {
                 Ok(ev) => ev,
                 Err(e) => {
                     self.set_end(End::Error);
@@ -153,8 +173,10 @@ impl Read for FollowReader {
                     self.set_end(End::Pid);
                 }
                 Event::TimedOut => {
-                    self.done = true;
-                    self.set_end(End::Timeout);
+                    if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                        self.done = true;
+                        self.set_end(End::Timeout);
+                    }
                 }
             }
         }
@@ -163,7 +185,7 @@ impl Read for FollowReader {
 
 /// A sink that keeps the last `n` lines written (for the `--pid` summary).
 struct Tee<'a> {
-    inner: &'a mut dyn Write,
+    inner: &'a mut (dyn Write + Send),
     n: usize,
     last: VecDeque<Vec<u8>>,
     cur: Vec<u8>,
@@ -214,11 +236,87 @@ fn refuse(msg: &str) -> i32 {
     EXIT_TROUBLE
 }
 
+/// One followed file, opened before the initial search.
+struct Followed {
+    name: String,
+    name_os: OsString,
+    file: std::fs::File,
+    /// End of the last complete line at open: the initial search stops
+    /// there and following starts there.
+    start: u64,
+}
+
+fn open_followed(name_os: &OsString) -> Result<Followed, String> {
+    let name = String::from_utf8_lossy(name_os.as_bytes()).into_owned();
+    let path = Path::new(name_os);
+    let err = |e: io::Error| format!("{name}: {}", crate::io_error_text(&e));
+    let mut file = std::fs::File::open(path).map_err(err)?;
+    let meta = file.metadata().map_err(err)?;
+    if !meta.is_file() {
+        return Err(format!("{name}: --follow needs a regular file"));
+    }
+    // The initial search covers the complete lines present now; the follow
+    // starts right after them (a line being written is read once complete).
+    let start = last_line_end(&mut file, meta.len()).map_err(err)?;
+    Ok(Followed {
+        name,
+        name_os: name_os.clone(),
+        file,
+        start,
+    })
+}
+
+/// Newlines before `start` in `path` (for `-n` across the two phases),
+/// releasing the pages it reads.
+fn lines_before(path: &Path, start: u64) -> u64 {
+    match crate::source::open_path(path) {
+        Ok(crate::source::Input::Whole { bytes, .. }) => {
+            let end = usize::try_from(start)
+                .unwrap_or(usize::MAX)
+                .min(bytes.len());
+            let mapped = matches!(bytes, crate::source::Bytes::Mapped(..));
+            let hay: &[u8] = &bytes;
+            let release = |a: usize, b: usize| {
+                if mapped {
+                    // SAFETY: `hay` is a `Bytes::Mapped`, a private read-only
+                    // file mapping; released pages read back from the file.
+                    unsafe { crate::source::release_pages(hay, a, b) }
+                }
+            };
+            crate::scan::count_newlines_then(hay, 0, end, true, &release)
+        }
+        _ => 0,
+    }
+}
+
+/// A sink several follow threads share: each write (one flushed output
+/// line, as the follow output is line-buffered) goes out whole.
+struct Shared<'s, 'a>(&'s Mutex<Tee<'a>>);
+
+impl Write for Shared<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut t = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("output lock poisoned"))?;
+        t.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let mut t = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("output lock poisoned"))?;
+        t.flush()
+    }
+}
+
 /// Run `grail --follow …`; returns the exit status.
 pub fn run(args: &Args) -> i32 {
     let started = Instant::now();
-    if args.files.len() != 1 || args.files[0] == "-" {
-        return refuse("--follow takes exactly one file (not standard input)");
+    if args.files.is_empty() || args.files.iter().any(|f| f == "-") {
+        return refuse("--follow needs files (not standard input)");
     }
     if args.count || args.files_with_matches || args.files_without_match || args.quiet {
         return refuse("--follow does not combine with -c, -l, -L or -q");
@@ -226,9 +324,6 @@ pub fn run(args: &Args) -> i32 {
     if args.head.is_some() {
         return refuse("--follow does not combine with --head");
     }
-    let name_os: &OsString = &args.files[0];
-    let name = String::from_utf8_lossy(name_os.as_bytes()).into_owned();
-    let path = Path::new(name_os);
     let until = match &args.until {
         Some(p) => match QueryBuilder::new()
             .syntax(args.syntax.unwrap_or(Syntax::Basic))
@@ -241,26 +336,17 @@ pub fn run(args: &Args) -> i32 {
         },
         None => None,
     };
-    let mut file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => return refuse(&format!("{name}: {}", crate::io_error_text(&e))),
-    };
-    let meta = match file.metadata() {
-        Ok(m) if m.is_file() => m,
-        Ok(_) => return refuse(&format!("{name}: --follow needs a regular file")),
-        Err(e) => return refuse(&format!("{name}: {}", crate::io_error_text(&e))),
-    };
-    // The initial search covers the complete lines present now; the follow
-    // starts right after them (a line being written is read once complete).
-    let start = match last_line_end(&mut file, meta.len()) {
-        Ok(s) => s,
-        Err(e) => return refuse(&format!("{name}: {}", crate::io_error_text(&e))),
-    };
+    let mut followed = Vec::new();
+    for f in &args.files {
+        match open_followed(f) {
+            Ok(x) => followed.push(x),
+            Err(e) => return refuse(&e),
+        }
+    }
     let keep = args.tail.unwrap_or(10);
-    let stdout = io::stdout();
-    let mut lock = stdout.lock();
-    let mut tee = Tee {
-        inner: &mut lock,
+    let mut stdout = io::stdout();
+    let tee = Mutex::new(Tee {
+        inner: &mut stdout,
         n: if args.pid.is_some() {
             usize::try_from(keep).unwrap_or(usize::MAX).min(10_000)
         } else {
@@ -268,57 +354,174 @@ pub fn run(args: &Args) -> i32 {
         },
         last: VecDeque::new(),
         cur: Vec::new(),
-    };
+    });
 
-    // 1. The initial part, answered from the end like any tail.
+    // 1. The initial part (the last N selected lines of all files), answered
+    //    from the end like any tail.
     let mut first = args.clone();
     first.follow = false;
-    first.to_byte = Some(start);
+    first.to_byte = followed
+        .iter()
+        .map(|f| (f.name_os.as_bytes().to_vec(), f.start))
+        .collect();
     first.tail = Some(keep);
     first.no_json_summary = args.json;
     first.line_buffered = true;
-    let r1 = run_with(&first, &Stdin::Real, &mut tee);
+    let r1 = run_with(&first, &Stdin::Real, &mut Shared(&tee));
     if r1.status == EXIT_TROUBLE {
         return EXIT_TROUBLE;
     }
 
-    // 2. The new lines, as one stream.
-    let base_line = if args.line_number || args.json {
-        match crate::source::open_path(path) {
-            Ok(crate::source::Input::Whole { bytes, .. }) => {
-                let end = usize::try_from(start)
-                    .unwrap_or(usize::MAX)
-                    .min(bytes.len());
-                crate::scan::count_newlines(&bytes, 0, end, true)
-            }
-            _ => 0,
+    // 2. The new lines of each file, as one stream per file, on a thread
+    //    each; output lines are written whole, in the order they are found.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let until = until.map(Arc::new);
+    let multi = followed.len() > 1;
+    let with_filename = args.with_filename.unwrap_or(multi);
+    let results: Vec<(i32, bool, State)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = followed
+            .into_iter()
+            .map(|f| {
+                let (tee, stop, until) = (&tee, stop.clone(), until.clone());
+                scope.spawn(move || {
+                    follow_one(args, f, with_filename, multi, until, started, stop, tee)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or((
+                    EXIT_TROUBLE,
+                    false,
+                    State {
+                        end: Some(End::Error),
+                        ..State::default()
+                    },
+                ))
+            })
+            .collect()
+    });
+    let tee = match tee.into_inner() {
+        Ok(t) => t,
+        Err(p) => p.into_inner(),
+    };
+    let mut t = tee;
+    let _ = t.flush();
+    let selected = r1.selected || results.iter().any(|r| r.1);
+    let trouble = results.iter().any(|r| r.0 == EXIT_TROUBLE);
+    let grep_status = if trouble {
+        EXIT_TROUBLE
+    } else if selected {
+        EXIT_SELECTED
+    } else {
+        EXIT_NONE
+    };
+    let ended = |e: End| results.iter().any(|r| r.2.end == Some(e));
+    let names: Vec<String> = args
+        .files
+        .iter()
+        .map(|f| String::from_utf8_lossy(f.as_bytes()).into_owned())
+        .collect();
+    let all = names.join(", ");
+    if ended(End::Until) {
+        return EXIT_SELECTED;
+    }
+    if ended(End::Timeout) {
+        if !args.no_messages {
+            eprintln!(
+                "grail: {all}: --timeout {:?} passed{}",
+                args.timeout.unwrap_or_default(),
+                if args.until.is_some() {
+                    " before --until matched"
+                } else {
+                    ""
+                }
+            );
         }
+        return EXIT_TIMEOUT;
+    }
+    if ended(End::Pid) {
+        let pid = args.pid.unwrap_or(0);
+        let mut e = io::stderr().lock();
+        let _ = writeln!(
+            e,
+            "grail: process {pid} exited after {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        for (name, r) in names.iter().zip(&results) {
+            let _ = writeln!(
+                e,
+                "grail: {name}: {} new bytes while following; {}",
+                r.2.delivered,
+                if r.2.cut_off {
+                    "the log ends in the middle of a line: the writer was cut off mid-write"
+                } else {
+                    "the log ends with a complete line"
+                }
+            );
+        }
+        if t.last.is_empty() {
+            let _ = writeln!(e, "grail: {all}: no line was selected");
+        } else {
+            let _ = writeln!(e, "grail: {all}: the last {} selected lines:", t.last.len());
+            for l in &t.last {
+                let _ = e.write_all(l);
+            }
+        }
+    }
+    grep_status
+}
+
+/// Follow one file until `--until`, `--pid`, `--timeout` or `stop`.
+/// Returns its grep status, whether a line was selected, and how it ended.
+#[allow(clippy::too_many_arguments)]
+fn follow_one(
+    args: &Args,
+    f: Followed,
+    with_filename: bool,
+    with_filename_multi: bool,
+    until: Option<Arc<Query>>,
+    started: Instant,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    tee: &Mutex<Tee<'_>>,
+) -> (i32, bool, State) {
+    let path = Path::new(&f.name_os);
+    let base_line = if args.line_number || args.json {
+        lines_before(path, f.start)
     } else {
         0
     };
-    let follower = match file.try_clone().and_then(|f| {
+    let follower = match f.file.try_clone().and_then(|file| {
         Follower::new(
             path,
-            f,
-            start,
+            file,
+            f.start,
             FollowOptions {
                 pid: args.pid,
                 ..FollowOptions::default()
             },
         )
     }) {
-        Ok(f) => f,
+        Ok(x) => x,
         Err(e) => {
-            return refuse(&format!(
-                "{name}: cannot follow: {}",
+            eprintln!(
+                "grail: {}: cannot follow: {}",
+                f.name,
                 crate::io_error_text(&e)
-            ))
+            );
+            stop.store(true, std::sync::atomic::Ordering::Release);
+            let st = State {
+                end: Some(End::Error),
+                ..State::default()
+            };
+            return (EXIT_TROUBLE, false, st);
         }
     };
     let state = Arc::new(Mutex::new(State::default()));
     let reader = FollowReader {
         follower,
-        name: name.clone(),
+        name: f.name.clone(),
         deadline: args.timeout.map(|t| started + t),
         until,
         pending: Vec::new(),
@@ -326,80 +529,31 @@ pub fn run(args: &Args) -> i32 {
         done: false,
         quiet: args.no_messages,
         state: state.clone(),
+        stop: stop.clone(),
+        multi: with_filename_multi,
     };
     let mut second = args.clone();
     second.follow = false;
     second.tail = None;
     second.files = vec![OsString::from("-")];
-    second.label = Some(name_os.as_bytes().to_vec());
-    second.with_filename = Some(args.with_filename.unwrap_or(false));
+    second.label = Some(f.name_os.as_bytes().to_vec());
+    second.with_filename = Some(with_filename);
     second.from_byte = None;
     second.since = None;
     second.before_time = None;
     second.time_format = None;
+    second.to_byte = Vec::new();
     second.base_line = base_line;
-    second.base_offset = start;
+    second.base_offset = f.start;
     second.line_buffered = true;
-    let r2 = run_with(
+    let r = run_with(
         &second,
         &Stdin::Reader(Mutex::new(Some(Box::new(reader)))),
-        &mut tee,
+        &mut Shared(tee),
     );
-    let _ = tee.flush();
-    let st = state.lock().map(|s| (s.end, s.cut_off, s.delivered));
-    let (end, cut_off, delivered) = st.unwrap_or((Some(End::Error), false, 0));
-    let selected = r1.selected || r2.selected;
-    let grep_status = if r2.status == EXIT_TROUBLE {
-        EXIT_TROUBLE
-    } else if selected {
-        EXIT_SELECTED
-    } else {
-        EXIT_NONE
-    };
-    match end {
-        Some(End::Until) => EXIT_SELECTED,
-        Some(End::Timeout) => {
-            if !args.no_messages {
-                eprintln!(
-                    "grail: {name}: --timeout {:?} passed{}",
-                    args.timeout.unwrap_or_default(),
-                    if args.until.is_some() {
-                        " before --until matched"
-                    } else {
-                        ""
-                    }
-                );
-            }
-            EXIT_TIMEOUT
-        }
-        Some(End::Pid) => {
-            let pid = args.pid.unwrap_or(0);
-            let mut e = io::stderr().lock();
-            let _ = writeln!(
-                e,
-                "grail: process {pid} exited after {:.1} s; {name}: {} new bytes while following; {}",
-                started.elapsed().as_secs_f64(),
-                delivered,
-                if cut_off {
-                    "the log ends in the middle of a line: the writer was cut off mid-write"
-                } else {
-                    "the log ends with a complete line"
-                }
-            );
-            if tee.last.is_empty() {
-                let _ = writeln!(e, "grail: {name}: no line was selected");
-            } else {
-                let _ = writeln!(
-                    e,
-                    "grail: {name}: the last {} selected lines:",
-                    tee.last.len()
-                );
-                for l in &tee.last {
-                    let _ = e.write_all(l);
-                }
-            }
-            grep_status
-        }
-        _ => grep_status,
+    let st = state.lock().map(|s| s.clone()).unwrap_or_default();
+    if st.end == Some(End::Until) {
+        stop.store(true, std::sync::atomic::Ordering::Release);
     }
+    (r.status, r.selected, st)
 }

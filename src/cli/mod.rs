@@ -260,7 +260,13 @@ impl Ctx<'_> {
                 ..Default::default()
             });
         };
-        match region::region(bytes, l, self.opts.line_numbers, self.opts.scan.parallel) {
+        match region::region(
+            bytes,
+            name,
+            l,
+            self.opts.line_numbers,
+            self.opts.scan.parallel,
+        ) {
             Ok(r) => {
                 if let Some(n) = &r.note {
                     if !self.args.no_messages {

@@ -10,7 +10,7 @@ use serde::Serialize;
 #[derive(Debug)]
 pub struct Limits {
     from_byte: Option<u64>,
-    to_byte: Option<u64>,
+    to_byte: Vec<(Vec<u8>, u64)>,
     since: Option<Bound>,
     before: Option<Bound>,
     format: Option<TimeFormat>,
@@ -21,7 +21,7 @@ impl Limits {
     /// `None` when none is given.
     pub fn from_args(args: &Args) -> Result<Option<Limits>, String> {
         if args.from_byte.is_none()
-            && args.to_byte.is_none()
+            && args.to_byte.is_empty()
             && args.since.is_none()
             && args.before_time.is_none()
         {
@@ -38,7 +38,7 @@ impl Limits {
         };
         Ok(Some(Limits {
             from_byte: args.from_byte,
-            to_byte: args.to_byte,
+            to_byte: args.to_byte.clone(),
             since: bound("--since", &args.since)?,
             before: bound("--before", &args.before_time)?,
             format: args
@@ -88,6 +88,7 @@ pub struct WindowStats {
 /// before it (for `-n`).
 pub fn region(
     bytes: &crate::source::Bytes,
+    name: &[u8],
     limits: &Limits,
     numbering: bool,
     parallel: bool,
@@ -98,7 +99,7 @@ pub fn region(
         end: hay.len(),
         ..Region::default()
     };
-    if let Some(t) = limits.to_byte {
+    if let Some(&(_, t)) = limits.to_byte.iter().find(|(n, _)| n == name) {
         // A line start (the caller's end of the last complete line).
         r.end = usize::try_from(t).unwrap_or(usize::MAX).min(hay.len());
     }
