@@ -27,6 +27,14 @@
 //! let all: Vec<_> = searcher.all(log).unwrap().into_iter().map(|l| l.offset).collect();
 //! assert_eq!(all, vec![11, 61]);
 //! ```
+//!
+//! The pieces, in the order a search uses them: [`query`] compiles patterns;
+//! [`source`] maps or reads inputs; [`scan`] finds selected lines forwards
+//! in parallel or backwards from the end; [`search`] handles one input
+//! (binary files, line numbers, streams); [`printer`] and [`context`] print
+//! grep's lines, colours, context groups and JSON; [`timewin`] finds time
+//! windows by binary search and [`follow`] follows growing files; [`cli`] is
+//! the program.
 #![deny(missing_docs)]
 
 pub mod cli;
