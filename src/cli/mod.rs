@@ -341,7 +341,7 @@ impl Ctx<'_> {
         stream_read: u64,
         first_out: Option<usize>,
     ) {
-        if self.stats.is_none() {
+        if self.stats.is_none() || input.is_none() {
             return;
         }
         let mut st = region::FileStats {
