@@ -235,3 +235,39 @@ fn follow_several_files_with_prefixes_and_one_until() {
     );
     assert_eq!(out.status.code(), Some(0), "--until on one file stops all");
 }
+
+#[test]
+fn json_follow_ends_with_one_summary_of_both_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("j.log"), "ERROR before\n").unwrap();
+    let g = grail(
+        d,
+        &[
+            "--json", "--follow", "--until", "done", "-e", "ERROR", "-e", "done", "j.log",
+        ],
+    );
+    let mut w = writer(
+        d,
+        "sleep 0.4; echo 'ERROR after' >> j.log; echo 'done' >> j.log",
+    );
+    let out = finish(g, Duration::from_secs(20));
+    let _ = w.wait();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let objs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = objs.iter().map(|o| o["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["match", "match", "match", "summary"], "{text}");
+    let s = objs.last().unwrap();
+    assert_eq!(s["selected"], 3);
+    assert_eq!(s["files"][0]["selected"], 1);
+    assert_eq!(s["followed"][0]["stream"], true);
+    assert_eq!(s["followed"][0]["selected"], 2);
+    assert!(text
+        .lines()
+        .last()
+        .unwrap()
+        .starts_with("{\"type\":\"summary\""));
+}

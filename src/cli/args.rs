@@ -108,8 +108,6 @@ pub struct Args {
     pub base_line: u64,
     /// Internal (--follow): added to printed byte offsets.
     pub base_offset: u64,
-    /// Internal (--follow): no `--json` summary for this part.
-    pub no_json_summary: bool,
     /// --help
     pub help: bool,
     /// -V

@@ -16,7 +16,7 @@
 //! flushed line by line.
 
 use super::args::Args;
-use super::{run_with, Stdin, EXIT_NONE, EXIT_SELECTED, EXIT_TROUBLE};
+use super::{run_with_reports, Stdin, EXIT_NONE, EXIT_SELECTED, EXIT_TROUBLE};
 use crate::follow::{Event, FollowOptions, Follower};
 use crate::query::{Query, QueryBuilder, Syntax};
 use std::collections::VecDeque;
@@ -365,9 +365,8 @@ pub fn run(args: &Args) -> i32 {
         .map(|f| (f.name_os.as_bytes().to_vec(), f.start))
         .collect();
     first.tail = Some(keep);
-    first.no_json_summary = args.json;
     first.line_buffered = true;
-    let r1 = run_with(&first, &Stdin::Real, &mut Shared(&tee));
+    let (r1, initial) = run_with_reports(&first, &Stdin::Real, &mut Shared(&tee));
     if r1.status == EXIT_TROUBLE {
         return EXIT_TROUBLE;
     }
@@ -378,35 +377,53 @@ pub fn run(args: &Args) -> i32 {
     let until = until.map(Arc::new);
     let multi = followed.len() > 1;
     let with_filename = args.with_filename.unwrap_or(multi);
-    let results: Vec<(i32, bool, State)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = followed
-            .into_iter()
-            .map(|f| {
-                let (tee, stop, until) = (&tee, stop.clone(), until.clone());
-                scope.spawn(move || {
-                    follow_one(args, f, with_filename, multi, until, started, stop, tee)
+    let results: Vec<(i32, bool, State, Vec<super::region::FileStats>)> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = followed
+                .into_iter()
+                .map(|f| {
+                    let (tee, stop, until) = (&tee, stop.clone(), until.clone());
+                    scope.spawn(move || {
+                        follow_one(args, f, with_filename, multi, until, started, stop, tee)
+                    })
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or((
-                    EXIT_TROUBLE,
-                    false,
-                    State {
-                        end: Some(End::Error),
-                        ..State::default()
-                    },
-                ))
-            })
-            .collect()
-    });
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        let st = State {
+                            end: Some(End::Error),
+                            ..State::default()
+                        };
+                        (EXIT_TROUBLE, false, st, Vec::new())
+                    })
+                })
+                .collect()
+        });
     let tee = match tee.into_inner() {
         Ok(t) => t,
         Err(p) => p.into_inner(),
     };
     let mut t = tee;
+    if args.json {
+        // One summary: the initial search per file, then each followed stream.
+        let followed: Vec<&super::region::FileStats> =
+            results.iter().flat_map(|r| r.3.iter()).collect();
+        let summary = super::region::FollowSummary {
+            kind: "summary",
+            selected: initial
+                .iter()
+                .chain(followed.iter().copied())
+                .map(|f| f.selected)
+                .sum(),
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            files: &initial,
+            followed,
+        };
+        let summary = serde_json::to_string(&summary).unwrap_or_default();
+        let _ = writeln!(t, "{summary}");
+    }
     let _ = t.flush();
     let selected = r1.selected || results.iter().any(|r| r.1);
     let trouble = results.iter().any(|r| r.0 == EXIT_TROUBLE);
@@ -485,7 +502,7 @@ fn follow_one(
     started: Instant,
     stop: Arc<std::sync::atomic::AtomicBool>,
     tee: &Mutex<Tee<'_>>,
-) -> (i32, bool, State) {
+) -> (i32, bool, State, Vec<super::region::FileStats>) {
     let path = Path::new(&f.name_os);
     let base_line = if args.line_number || args.json {
         lines_before(path, f.start)
@@ -515,7 +532,7 @@ fn follow_one(
                 end: Some(End::Error),
                 ..State::default()
             };
-            return (EXIT_TROUBLE, false, st);
+            return (EXIT_TROUBLE, false, st, Vec::new());
         }
     };
     let state = Arc::new(Mutex::new(State::default()));
@@ -546,7 +563,7 @@ fn follow_one(
     second.base_line = base_line;
     second.base_offset = f.start;
     second.line_buffered = true;
-    let r = run_with(
+    let (r, reports) = run_with_reports(
         &second,
         &Stdin::Reader(Mutex::new(Some(Box::new(reader)))),
         &mut Shared(tee),
@@ -555,5 +572,5 @@ fn follow_one(
     if st.end == Some(End::Until) {
         stop.store(true, std::sync::atomic::Ordering::Release);
     }
-    (r.status, r.selected, st)
+    (r.status, r.selected, st, reports)
 }

@@ -481,12 +481,28 @@ pub struct RunResult {
 /// Run the search `args` describe, reading `-` from `stdin` and writing to
 /// `sink`.
 pub fn run_with(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> RunResult {
-    let r = |status, selected| RunResult { status, selected };
-    let (status, selected) = run_inner(args, stdin, sink);
-    r(status, selected)
+    let (status, selected) = run_inner(args, stdin, sink, None);
+    RunResult { status, selected }
 }
 
-fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
+/// [`run_with`] for `--json` without its summary object: the per-file
+/// reports are handed back instead (`--follow` prints one summary of all).
+pub fn run_with_reports(
+    args: &Args,
+    stdin: &Stdin,
+    sink: &mut dyn Write,
+) -> (RunResult, Vec<region::FileStats>) {
+    let mut reports = Vec::new();
+    let (status, selected) = run_inner(args, stdin, sink, Some(&mut reports));
+    (RunResult { status, selected }, reports)
+}
+
+fn run_inner(
+    args: &Args,
+    stdin: &Stdin,
+    sink: &mut dyn Write,
+    reports: Option<&mut Vec<region::FileStats>>,
+) -> (i32, bool) {
     let run_started = std::time::Instant::now();
     let q = match build_query(args) {
         Ok(q) => q,
@@ -674,7 +690,9 @@ fn run_inner(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> (i32, bool) {
             break;
         }
     }
-    if args.json && !args.no_json_summary {
+    if let Some(r) = reports {
+        r.extend(ctx.stats.take().unwrap_or_default());
+    } else if args.json {
         let files = ctx.stats.take().unwrap_or_default();
         let summary = region::Summary {
             kind: "summary",

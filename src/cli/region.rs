@@ -214,6 +214,23 @@ pub struct Summary {
     pub files: Vec<FileStats>,
 }
 
+/// The last object `--json --follow` prints: the initial search of each
+/// file, then what following each file read and selected.
+#[derive(Debug, Serialize)]
+pub struct FollowSummary<'a> {
+    /// Always `"summary"`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Selected lines, initial part and followed streams together.
+    pub selected: u64,
+    /// Wall time of the whole run.
+    pub elapsed_ms: f64,
+    /// The initial search, one report per file.
+    pub files: &'a [FileStats],
+    /// Each followed stream (`"stream": true`, bytes read while following).
+    pub followed: Vec<&'a FileStats>,
+}
+
 /// Lines an exclude pattern hid.
 #[derive(Clone, Debug, Serialize)]
 pub struct ExcludeStat {
