@@ -535,17 +535,125 @@ pub fn search_forward_bulk(
     format: &LineFormat<'_>,
     sink: &mut dyn FnMut(&[u8]) -> bool,
 ) -> Result<Outcome, SearchError> {
+    let mut out = Outcome::default();
+    let mut released_to = 0usize;
+    let mut stopped = false;
+    let l;
+    let mut from = 0usize; // where the direct (unheld) scan starts
+    let mut base = 0u64; // newlines before `from`
+    if opts.binary == BinaryMode::Text || has_holes {
+        l = text_end(hay, has_holes, opts)?;
+    } else {
+        // Scan and look for NUL bytes in one pass, holding the formatted
+        // output back: grep stops printing up to a read buffer (or a long
+        // line) before its first NUL, so nothing may be written before that
+        // point is known. Past HOLD bytes of held output, the rest of the
+        // file is checked for NULs first, as the plain path does.
+        const HOLD: usize = 32 << 20;
+        let mut held: Vec<(scan::ChunkHits, u64, Vec<u8>)> = Vec::new();
+        let (mut held_bytes, mut frontier, mut nul, mut over) = (0usize, 0usize, None, false);
+        bulk_chunks(q, hay, 0, hay.len(), 0, opts, true, format, &mut released_to, &mut |c, b0, buf| {
+            if let Some(z) = c.first_nul {
+                nul = Some(z);
+                return false;
+            }
+            held_bytes += buf.len() + c.hits.len() * 16;
+            frontier = c.range.1;
+            base = b0 + c.newlines;
+            held.push((c, b0, buf));
+            if held_bytes > HOLD {
+                over = true;
+                return false;
+            }
+            true
+        })?;
+        let z = match nul {
+            Some(z) => Some(z),
+            None if over => {
+                let release = |a: usize, b: usize| {
+                    if opts.mapped {
+                        // SAFETY: `mapped` is only set by `for_input` for a
+                        // private read-only file mapping.
+                        unsafe { crate::source::release_pages(hay, frontier + a, frontier + b) }
+                    }
+                };
+                scan::first_nul(&hay[frontier..], opts.scan.parallel, &release).map(|i| frontier + i)
+            }
+            None => None,
+        };
+        if opts.shrank() {
+            return Err(SearchError::Shrank);
+        }
+        l = match z {
+            Some(z) => binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary)?,
+            None => hay.len(),
+        };
+        // Write what grep prints of the held output: the lines before `l`.
+        for (c, b0, buf) in held {
+            if stopped || c.range.0 >= l {
+                break;
+            }
+            let (n, part) = if c.range.1 <= l {
+                (c.hits.len(), buf)
+            } else {
+                let mut part = Vec::new();
+                let mut n = 0;
+                for (i, h) in c.hits.iter().enumerate().take_while(|(_, h)| h.start < l) {
+                    let num = if opts.line_numbers { b0 + c.newlines_before[i] + 1 } else { 0 };
+                    format(&mut part, &hay[h.start..h.end], num, h.start as u64);
+                    n += 1;
+                }
+                (n, part)
+            };
+            out.selected += n as u64;
+            out.reported += n as u64;
+            if !part.is_empty() && !sink(&part) {
+                stopped = true;
+            }
+        }
+        // The rest of the text part (when the hold ended before it).
+        from = frontier;
+    }
+    out.is_binary = l < hay.len();
+    if !stopped && from < l {
+        bulk_chunks(q, hay, from, l, base, opts, false, format, &mut released_to, &mut |c, _, buf| {
+            out.selected += c.hits.len() as u64;
+            out.reported += c.hits.len() as u64;
+            if !buf.is_empty() && !sink(&buf) {
+                stopped = true;
+                return false;
+            }
+            true
+        })?;
+    }
+    out.scanned = hay.len() as u64;
+    if !stopped && l < hay.len() {
+        binary_part(q, hay, l, opts, u64::MAX, false, &mut out);
+    }
+    Ok(out)
+}
+
+/// Scan `[start, end)` in parallel batches, format each chunk's selected
+/// lines in parallel (line numbers continue from `base` newlines), and hand
+/// chunks to `each(chunk, newlines before it, formatted)` in file order
+/// until it returns false. Pages behind the scan are released.
+#[allow(clippy::too_many_arguments)]
+fn bulk_chunks(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    mut base: u64,
+    opts: &SearchOptions,
+    nul_check: bool,
+    format: &LineFormat<'_>,
+    released_to: &mut usize,
+    each: &mut dyn FnMut(scan::ChunkHits, u64, Vec<u8>) -> bool,
+) -> Result<(), SearchError> {
     use rayon::prelude::*;
-    let l = text_end(hay, has_holes, opts)?;
-    let mut out = Outcome {
-        is_binary: l < hay.len(),
-        ..Outcome::default()
-    };
     let number_on = opts.line_numbers;
-    let (mut base, mut released_to) = (0u64, 0usize);
-    let (mut stopped, mut shrank) = (false, false);
-    let mut reach = 0usize;
-    scan::forward_batches(q, hay, 0, l, &opts.scan, None, number_on, &mut |batch| {
+    let mut shrank = false;
+    scan::forward_batches_checked(q, hay, start, end, &opts.scan, None, number_on, nul_check, &mut |batch| {
         let mut bases = Vec::with_capacity(batch.len());
         for c in &batch {
             bases.push(base);
@@ -553,6 +661,9 @@ pub fn search_forward_bulk(
         }
         let render = |(c, b0): (&scan::ChunkHits, &u64)| {
             let mut buf = Vec::new();
+            if c.first_nul.is_some() {
+                return buf; // the caller decides what of it grep prints
+            }
             for (i, h) in c.hits.iter().enumerate() {
                 let n = if number_on {
                     b0 + c.newlines_before[i] + 1
@@ -573,34 +684,24 @@ pub fn search_forward_bulk(
             shrank = true;
             return false;
         }
-        for (c, buf) in batch.iter().zip(&bufs) {
-            out.selected += c.hits.len() as u64;
-            out.reported += c.hits.len() as u64;
-            if !buf.is_empty() && !sink(buf) {
-                stopped = true;
+        let last_end = batch.last().map(|c| c.range.1);
+        for ((c, buf), b0) in batch.into_iter().zip(bufs).zip(bases) {
+            if !each(c, b0, buf) {
                 return false;
             }
         }
-        if let Some(last) = batch.last() {
-            reach = last.range.1;
-        }
-        if let (true, Some(last)) = (opts.mapped, batch.last()) {
+        if let (true, Some(e)) = (opts.mapped, last_end) {
             // SAFETY: `mapped` is only set by `for_input` for a private
-            // read-only file mapping; everything below `last` is written.
-            unsafe { crate::source::release_pages(hay, released_to, last.range.1) };
-            released_to = last.range.1;
+            // read-only file mapping; what was formatted is copied out.
+            unsafe { crate::source::release_pages(hay, *released_to, e) };
+            *released_to = e;
         }
         true
     });
     if shrank || opts.shrank() {
         return Err(SearchError::Shrank);
     }
-    out.scanned = reach.max(nul_reach(hay, has_holes, opts, l)) as u64;
-    if !stopped && l < hay.len() {
-        binary_part(q, hay, l, opts, u64::MAX, false, &mut out);
-        out.scanned = hay.len() as u64;
-    }
-    Ok(out)
+    Ok(())
 }
 
 fn binary_part(

@@ -1,5 +1,6 @@
-//! `-c` checks for NUL bytes during the scan, chunk by chunk, instead of in a
-//! pass of its own. Where the first NUL falls decides where grep stops
+//! `-c` and plain output check for NUL bytes during the scan, chunk by
+//! chunk, instead of in a pass of their own (plain output is held back until
+//! grep's text end is known). Where the first NUL falls decides where grep stops
 //! counting text lines (one read buffer before it, or more with long lines):
 //! NULs at and around grep's buffer boundaries, lines of many lengths, every
 //! chunk size, against `grep -c`.
@@ -90,4 +91,106 @@ fn count_with_a_nul_anywhere_matches_grep() {
     }
     eprintln!("-c with NULs: {checked} runs, {refused} refused as ambiguous");
     assert!(refused * 4 < checked);
+}
+
+fn out(prog: &str, args: &[&str], file: &std::path::Path) -> (Vec<u8>, Option<i32>, String) {
+    let o = Command::new(prog)
+        .args(args)
+        .arg(file)
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    (o.stdout, o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn plain_output_with_a_nul_anywhere_matches_grep() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("n.log");
+    let (mut checked, mut refused) = (0, 0);
+    for line_len in [12usize, 90, 4000, 70_000, 150_000] {
+        for nul_at in [0usize, 98_303, 98_305, 131_072, 300_001, 700_000, usize::MAX] {
+            let mut v = Vec::new();
+            let mut i = 0;
+            while v.len() < 900_000 {
+                let word = if i % 3 == 0 { "Error" } else { "ok" };
+                let body = format!("{i} {word} ");
+                v.extend_from_slice(body.as_bytes());
+                v.resize(v.len() + line_len.saturating_sub(body.len()), b'x');
+                v.push(b'\n');
+                i += 1;
+            }
+            if nul_at < v.len() {
+                v[nul_at] = 0;
+            }
+            std::fs::write(&f, &v).unwrap();
+            for args in [&["Error"][..], &["-n", "Error"], &["-v", "-b", "Error"]] {
+                let want = out("grep", args, &f);
+                for chunk in ["1", "4096", "100000", "4194304"] {
+                    let mut a = vec!["--chunk-size", chunk];
+                    a.extend_from_slice(args);
+                    let got = out(env!("CARGO_BIN_EXE_grail"), &a, &f);
+                    checked += 1;
+                    if got.1 == Some(2) && got.2.contains("use -a") {
+                        refused += 1;
+                        assert!(got.0.is_empty(), "a refusal prints nothing first");
+                        continue;
+                    }
+                    assert!(
+                        (&got.0, got.1) == (&want.0, want.1),
+                        "line {line_len}, NUL at {nul_at}, grail {a:?}: {} vs {} bytes; {}",
+                        got.0.len(),
+                        want.0.len(),
+                        got.2
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("plain output with NULs: {checked} runs, {refused} refused as ambiguous");
+    assert!(refused * 4 < checked);
+}
+
+#[test]
+fn output_beyond_the_hold_is_exact_too() {
+    // 40 MB of selected lines (more than the 32 MiB grail holds back before
+    // it checks the rest for NULs), then a NUL near the end, and without one.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("big.log");
+    let mut v = Vec::with_capacity(41 << 20);
+    let mut i = 0u64;
+    while v.len() < 40 << 20 {
+        v.extend_from_slice(format!("{i} Error some text to make the line longer\n").as_bytes());
+        i += 1;
+    }
+    // No NUL, and a NUL in grep's first read (nothing is text): exact.
+    for nul in [None, Some(50_000)] {
+        let mut w = v.clone();
+        if let Some(z) = nul {
+            w[z] = 0;
+        }
+        std::fs::write(&f, &w).unwrap();
+        for args in [&["Error"][..], &["-n", "Error"]] {
+            let want = out("grep", args, &f);
+            let got = out(env!("CARGO_BIN_EXE_grail"), args, &f);
+            assert!(
+                (&got.0, got.1) == (&want.0, want.1),
+                "NUL at {nul:?} {args:?}: {} vs {} bytes; {}",
+                got.0.len(),
+                want.0.len(),
+                got.2
+            );
+        }
+    }
+    // A NUL 40 MB in: where grep's reads fall there depends on its buffer's
+    // address, so grail refuses, and prints nothing before refusing even
+    // though it had 32 MiB of output ready.
+    let mut w = v.clone();
+    let z = w.len() - 5000;
+    w[z] = 0;
+    std::fs::write(&f, &w).unwrap();
+    let got = out(env!("CARGO_BIN_EXE_grail"), &["Error"], &f);
+    assert_eq!(got.1, Some(2), "{}", got.2);
+    assert!(got.0.is_empty());
+    assert!(got.2.contains("use -a"));
 }
