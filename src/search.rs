@@ -552,21 +552,32 @@ pub fn search_forward_bulk(
         const HOLD: usize = 32 << 20;
         let mut held: Vec<(scan::ChunkHits, u64, Vec<u8>)> = Vec::new();
         let (mut held_bytes, mut frontier, mut nul, mut over) = (0usize, 0usize, None, false);
-        bulk_chunks(q, hay, 0, hay.len(), 0, opts, true, format, &mut released_to, &mut |c, b0, buf| {
-            if let Some(z) = c.first_nul {
-                nul = Some(z);
-                return false;
-            }
-            held_bytes += buf.len() + c.hits.len() * 16;
-            frontier = c.range.1;
-            base = b0 + c.newlines;
-            held.push((c, b0, buf));
-            if held_bytes > HOLD {
-                over = true;
-                return false;
-            }
-            true
-        })?;
+        bulk_chunks(
+            q,
+            hay,
+            0,
+            hay.len(),
+            0,
+            opts,
+            true,
+            format,
+            &mut released_to,
+            &mut |c, b0, buf| {
+                if let Some(z) = c.first_nul {
+                    nul = Some(z);
+                    return false;
+                }
+                held_bytes += buf.len() + c.hits.len() * 16;
+                frontier = c.range.1;
+                base = b0 + c.newlines;
+                held.push((c, b0, buf));
+                if held_bytes > HOLD {
+                    over = true;
+                    return false;
+                }
+                true
+            },
+        )?;
         let z = match nul {
             Some(z) => Some(z),
             None if over => {
@@ -577,7 +588,8 @@ pub fn search_forward_bulk(
                         unsafe { crate::source::release_pages(hay, frontier + a, frontier + b) }
                     }
                 };
-                scan::first_nul(&hay[frontier..], opts.scan.parallel, &release).map(|i| frontier + i)
+                scan::first_nul(&hay[frontier..], opts.scan.parallel, &release)
+                    .map(|i| frontier + i)
             }
             None => None,
         };
@@ -599,7 +611,11 @@ pub fn search_forward_bulk(
                 let mut part = Vec::new();
                 let mut n = 0;
                 for (i, h) in c.hits.iter().enumerate().take_while(|(_, h)| h.start < l) {
-                    let num = if opts.line_numbers { b0 + c.newlines_before[i] + 1 } else { 0 };
+                    let num = if opts.line_numbers {
+                        b0 + c.newlines_before[i] + 1
+                    } else {
+                        0
+                    };
                     format(&mut part, &hay[h.start..h.end], num, h.start as u64);
                     n += 1;
                 }
@@ -616,15 +632,26 @@ pub fn search_forward_bulk(
     }
     out.is_binary = l < hay.len();
     if !stopped && from < l {
-        bulk_chunks(q, hay, from, l, base, opts, false, format, &mut released_to, &mut |c, _, buf| {
-            out.selected += c.hits.len() as u64;
-            out.reported += c.hits.len() as u64;
-            if !buf.is_empty() && !sink(&buf) {
-                stopped = true;
-                return false;
-            }
-            true
-        })?;
+        bulk_chunks(
+            q,
+            hay,
+            from,
+            l,
+            base,
+            opts,
+            false,
+            format,
+            &mut released_to,
+            &mut |c, _, buf| {
+                out.selected += c.hits.len() as u64;
+                out.reported += c.hits.len() as u64;
+                if !buf.is_empty() && !sink(&buf) {
+                    stopped = true;
+                    return false;
+                }
+                true
+            },
+        )?;
     }
     out.scanned = hay.len() as u64;
     if !stopped && l < hay.len() {
@@ -653,51 +680,61 @@ fn bulk_chunks(
     use rayon::prelude::*;
     let number_on = opts.line_numbers;
     let mut shrank = false;
-    scan::forward_batches_checked(q, hay, start, end, &opts.scan, None, number_on, nul_check, &mut |batch| {
-        let mut bases = Vec::with_capacity(batch.len());
-        for c in &batch {
-            bases.push(base);
-            base += c.newlines;
-        }
-        let render = |(c, b0): (&scan::ChunkHits, &u64)| {
-            let mut buf = Vec::new();
-            if c.first_nul.is_some() {
-                return buf; // the caller decides what of it grep prints
+    scan::forward_batches_checked(
+        q,
+        hay,
+        start,
+        end,
+        &opts.scan,
+        None,
+        number_on,
+        nul_check,
+        &mut |batch| {
+            let mut bases = Vec::with_capacity(batch.len());
+            for c in &batch {
+                bases.push(base);
+                base += c.newlines;
             }
-            for (i, h) in c.hits.iter().enumerate() {
-                let n = if number_on {
-                    b0 + c.newlines_before[i] + 1
-                } else {
-                    0
-                };
-                format(&mut buf, &hay[h.start..h.end], n, h.start as u64);
-            }
-            buf
-        };
-        let bufs: Vec<Vec<u8>> = if opts.scan.parallel {
-            batch.par_iter().zip(bases.par_iter()).map(render).collect()
-        } else {
-            batch.iter().zip(bases.iter()).map(render).collect()
-        };
-        if opts.shrank() {
-            // Some copy may have read zeros from a truncated page.
-            shrank = true;
-            return false;
-        }
-        let last_end = batch.last().map(|c| c.range.1);
-        for ((c, buf), b0) in batch.into_iter().zip(bufs).zip(bases) {
-            if !each(c, b0, buf) {
+            let render = |(c, b0): (&scan::ChunkHits, &u64)| {
+                let mut buf = Vec::new();
+                if c.first_nul.is_some() {
+                    return buf; // the caller decides what of it grep prints
+                }
+                for (i, h) in c.hits.iter().enumerate() {
+                    let n = if number_on {
+                        b0 + c.newlines_before[i] + 1
+                    } else {
+                        0
+                    };
+                    format(&mut buf, &hay[h.start..h.end], n, h.start as u64);
+                }
+                buf
+            };
+            let bufs: Vec<Vec<u8>> = if opts.scan.parallel {
+                batch.par_iter().zip(bases.par_iter()).map(render).collect()
+            } else {
+                batch.iter().zip(bases.iter()).map(render).collect()
+            };
+            if opts.shrank() {
+                // Some copy may have read zeros from a truncated page.
+                shrank = true;
                 return false;
             }
-        }
-        if let (true, Some(e)) = (opts.mapped, last_end) {
-            // SAFETY: `mapped` is only set by `for_input` for a private
-            // read-only file mapping; what was formatted is copied out.
-            unsafe { crate::source::release_pages(hay, *released_to, e) };
-            *released_to = e;
-        }
-        true
-    });
+            let last_end = batch.last().map(|c| c.range.1);
+            for ((c, buf), b0) in batch.into_iter().zip(bufs).zip(bases) {
+                if !each(c, b0, buf) {
+                    return false;
+                }
+            }
+            if let (true, Some(e)) = (opts.mapped, last_end) {
+                // SAFETY: `mapped` is only set by `for_input` for a private
+                // read-only file mapping; what was formatted is copied out.
+                unsafe { crate::source::release_pages(hay, *released_to, e) };
+                *released_to = e;
+            }
+            true
+        },
+    );
     if shrank || opts.shrank() {
         return Err(SearchError::Shrank);
     }

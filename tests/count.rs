@@ -100,7 +100,11 @@ fn out(prog: &str, args: &[&str], file: &std::path::Path) -> (Vec<u8>, Option<i3
         .env("LC_ALL", "C")
         .output()
         .unwrap();
-    (o.stdout, o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        o.stdout,
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -109,7 +113,15 @@ fn plain_output_with_a_nul_anywhere_matches_grep() {
     let f = dir.path().join("n.log");
     let (mut checked, mut refused) = (0, 0);
     for line_len in [12usize, 90, 4000, 70_000, 150_000] {
-        for nul_at in [0usize, 98_303, 98_305, 131_072, 300_001, 700_000, usize::MAX] {
+        for nul_at in [
+            0usize,
+            98_303,
+            98_305,
+            131_072,
+            300_001,
+            700_000,
+            usize::MAX,
+        ] {
             let mut v = Vec::new();
             let mut i = 0;
             while v.len() < 900_000 {
