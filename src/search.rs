@@ -782,13 +782,48 @@ pub fn search_tail_text(
     opts: &SearchOptions,
     weight: &(dyn Fn(&[u8]) -> usize + Sync),
 ) -> Result<(Vec<Line>, Outcome, usize), SearchError> {
-    let (l, piece_newlines) = text_end_counting(hay, has_holes, opts, opts.line_numbers)?;
+    let need = n.max(1);
+    let w = |h: Hit| weight(&hay[h.start..h.end]);
+    let release = |a: usize, b: usize| {
+        if opts.mapped {
+            // SAFETY: `mapped` is only set by `for_input` for a private
+            // read-only file mapping.
+            unsafe { crate::source::release_pages(hay, a, b) }
+        }
+    };
+    // Without -n or -m, the tail scan looks for NUL bytes in the chunks it
+    // reads and the NUL check covers only the part before them: one pass
+    // over the file where the tail has to read it all (nothing selected
+    // near the end), instead of two.
+    let fused = opts.binary != BinaryMode::Text
+        && !has_holes
+        && !opts.line_numbers
+        && opts.max_count.is_none();
+    let mut pre: Option<(Vec<Hit>, usize)> = None;
+    let (l, piece_newlines) = if fused {
+        let (hits, low, seen) =
+            scan::tail_checked(q, hay, 0, hay.len(), need, &opts.scan, &w, &release, true);
+        let before = scan::first_nul(&hay[..low], opts.scan.parallel, &release);
+        if opts.shrank() {
+            return Err(SearchError::Shrank);
+        }
+        match before.or(seen) {
+            None => {
+                pre = Some((hits, low));
+                (hay.len(), None)
+            }
+            Some(z) => (
+                binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary)?,
+                None,
+            ),
+        }
+    } else {
+        text_end_counting(hay, has_holes, opts, opts.line_numbers)?
+    };
     let mut out = Outcome {
         is_binary: l < hay.len(),
         ..Outcome::default()
     };
-    let need = n.max(1);
-    let w = |h: Hit| weight(&hay[h.start..h.end]);
     // Where the backward scan stopped (the -m path reads forwards from 0).
     let mut tail_low = 0usize;
     let hits: Vec<Hit> = if let Some(max) = opts.max_count {
@@ -827,14 +862,10 @@ pub fn search_tail_text(
             );
         }
         first.into_iter().map(|(h, _)| h).collect()
+    } else if let Some((hits, lowest)) = pre {
+        tail_low = lowest;
+        hits
     } else {
-        let release = |a: usize, b: usize| {
-            if opts.mapped {
-                // SAFETY: `mapped` is only set by `for_input` for a private
-                // read-only file mapping.
-                unsafe { crate::source::release_pages(hay, a, b) }
-            }
-        };
         let (hits, lowest) = scan::tail_then(q, hay, 0, l, need, &opts.scan, &w, &release);
         tail_low = lowest;
         hits

@@ -136,6 +136,31 @@ fn plain_output_with_a_nul_anywhere_matches_grep() {
                 v[nul_at] = 0;
             }
             std::fs::write(&f, &v).unwrap();
+            // Tails (the backward scan checks its chunks for NULs itself).
+            for k in ["1", "5", "1000"] {
+                let o = Command::new("bash")
+                    .arg("-c")
+                    .arg(format!("grep Error {} | tail -n {k}", f.display()))
+                    .env("LC_ALL", "C")
+                    .output()
+                    .unwrap();
+                for chunk in ["1", "4096", "4194304"] {
+                    let a = ["--chunk-size", chunk, "-t", k, "Error"];
+                    let got = out(env!("CARGO_BIN_EXE_grail"), &a, &f);
+                    checked += 1;
+                    if got.1 == Some(2) && got.2.contains("use -a") {
+                        refused += 1;
+                        continue;
+                    }
+                    assert!(
+                        got.0 == o.stdout,
+                        "line {line_len}, NUL at {nul_at}, grail {a:?}: {} vs {} bytes; {}",
+                        got.0.len(),
+                        o.stdout.len(),
+                        got.2
+                    );
+                }
+            }
             for args in [&["Error"][..], &["-n", "Error"], &["-v", "-b", "Error"]] {
                 let want = out("grep", args, &f);
                 for chunk in ["1", "4096", "100000", "4194304"] {

@@ -423,6 +423,26 @@ pub fn tail_then(
     weight: &(dyn Fn(Hit) -> usize + Sync),
     done: &(dyn Fn(usize, usize) + Sync),
 ) -> (Vec<Hit>, usize) {
+    let (hits, low, _) = tail_checked(q, hay, start, end, need, cfg, weight, done, false);
+    (hits, low)
+}
+
+/// [`tail_then`], also looking for NUL bytes in every chunk it scans
+/// (`nul_check`) while the chunk is in cache. Returns the hits, the lowest
+/// offset scanned and the first NUL byte in `[lowest, end)`, if any.
+#[allow(clippy::too_many_arguments)]
+pub fn tail_checked(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    need: usize,
+    cfg: &ScanConfig,
+    weight: &(dyn Fn(Hit) -> usize + Sync),
+    done: &(dyn Fn(usize, usize) + Sync),
+    nul_check: bool,
+) -> (Vec<Hit>, usize, Option<usize>) {
+    let first_nul = std::sync::atomic::AtomicUsize::new(usize::MAX);
     let mut kept: VecDeque<Hit> = VecDeque::new();
     let mut have = 0usize;
     let mut size = cfg.tail_start.max(1);
@@ -445,6 +465,11 @@ pub fn tail_then(
             cur = s;
         }
         let run = |&(a, b): &(usize, usize)| {
+            if nul_check {
+                if let Some(i) = memchr(0, &hay[a..b]) {
+                    first_nul.fetch_min(a + i, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
             // Keep only the last lines of this chunk that can matter.
             let mut ring: VecDeque<(Hit, usize)> = VecDeque::new();
             let mut w = 0usize;
@@ -484,5 +509,6 @@ pub fn tail_then(
         }
         size = (size * 2).min(max_size);
     }
-    (kept.into(), cur)
+    let z = first_nul.into_inner();
+    (kept.into(), cur, (z != usize::MAX).then_some(z))
 }
