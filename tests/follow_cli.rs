@@ -187,6 +187,7 @@ fn follow_refuses_what_it_cannot_follow() {
         vec!["--follow", "-c", "x", "a"],
         vec!["--follow", "x", "nosuch"],
         vec!["--until", "y", "x", "-"],
+        vec!["--timeout", "1s", "x", "a"],
     ] {
         let out = finish(grail(d, &args), Duration::from_secs(10));
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -455,6 +455,11 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
         a.patterns.push(operands.remove(0).as_bytes().to_vec());
     }
     a.files = operands;
+    if a.timeout.is_some() && !a.follow {
+        return Err(UsageError(
+            "--timeout applies to --follow (and --until/--pid)".into(),
+        ));
+    }
     Ok(a)
 }
 
