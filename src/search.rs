@@ -129,6 +129,27 @@ impl From<io::Error> for SearchError {
     }
 }
 
+/// Where grep's text part ends, given the first NUL byte at `z`. Where it
+/// depends on grep's buffer alignment (read boundaries drift apart), every
+/// possible end gives the same answer when no line `q` selects starts in the
+/// uncertain range: then its start is taken; otherwise no exact answer exists.
+fn text_end_at(q: &Query, hay: &[u8], z: usize) -> Result<usize, SearchError> {
+    let (lo, hi) = binary::text_end_range(hay, z).ok_or(SearchError::AmbiguousBinary)?;
+    if lo == hi {
+        return Ok(lo);
+    }
+    let mut selected = false;
+    scan::scan_region(q, hay, lo, hi, &mut |_| {
+        selected = true;
+        false
+    });
+    if selected {
+        Err(SearchError::AmbiguousBinary)
+    } else {
+        Ok(lo)
+    }
+}
+
 /// How far the NUL check read, given the text end `l` it found.
 fn nul_reach(hay: &[u8], has_holes: bool, opts: &SearchOptions, l: usize) -> usize {
     if opts.binary == BinaryMode::Text || has_holes {
@@ -141,13 +162,19 @@ fn nul_reach(hay: &[u8], has_holes: bool, opts: &SearchOptions, l: usize) -> usi
 }
 
 /// Where a scan of a whole input stops being text.
-fn text_end(hay: &[u8], has_holes: bool, opts: &SearchOptions) -> Result<usize, SearchError> {
-    text_end_counting(hay, has_holes, opts, false).map(|(l, _)| l)
+fn text_end(
+    q: &Query,
+    hay: &[u8],
+    has_holes: bool,
+    opts: &SearchOptions,
+) -> Result<usize, SearchError> {
+    text_end_counting(q, hay, has_holes, opts, false).map(|(l, _)| l)
 }
 
 /// [`text_end`], with per-piece newline counts (see
 /// [`scan::first_nul_counting`]) when `count` is set and the file was read.
 fn text_end_counting(
+    q: &Query,
     hay: &[u8],
     has_holes: bool,
     opts: &SearchOptions,
@@ -177,9 +204,7 @@ fn text_end_counting(
     }
     match z {
         None => Ok((hay.len(), counts)),
-        Some(z) => binary::text_end(hay, z)
-            .map(|l| (l, counts))
-            .ok_or(SearchError::AmbiguousBinary),
+        Some(z) => text_end_at(q, hay, z).map(|l| (l, counts)),
     }
 }
 
@@ -214,7 +239,7 @@ pub fn search_forward(
     emit: &mut dyn FnMut(&Query, &Line) -> bool,
     count_binary: bool,
 ) -> Result<Outcome, SearchError> {
-    let l = text_end(hay, has_holes, opts)?;
+    let l = text_end(q, hay, has_holes, opts)?;
     let mut out = Outcome {
         is_binary: l < hay.len(),
         ..Outcome::default()
@@ -331,7 +356,7 @@ pub fn search_forward_context(
 ) -> Result<Outcome, SearchError> {
     let l = match range.text_end {
         Some(l) => l,
-        None => text_end(hay, has_holes, opts)?,
+        None => text_end(q, hay, has_holes, opts)?,
     };
     let mut out = Outcome {
         is_binary: l < hay.len(),
@@ -492,7 +517,7 @@ pub fn count_forward(
         return Ok(out);
     };
     // grep stops treating the input as text at `l`, before the NUL.
-    let l = binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary)?;
+    let l = text_end_at(q, hay, z)?;
     let mut fix = 0u64;
     let (a, b) = if l >= counted_to {
         (counted_to, l)
@@ -542,7 +567,7 @@ pub fn search_forward_bulk(
     let mut from = 0usize; // where the direct (unheld) scan starts
     let mut base = 0u64; // newlines before `from`
     if opts.binary == BinaryMode::Text || has_holes {
-        l = text_end(hay, has_holes, opts)?;
+        l = text_end(q, hay, has_holes, opts)?;
     } else {
         // Scan and look for NUL bytes in one pass, holding the formatted
         // output back: grep stops printing up to a read buffer (or a long
@@ -597,7 +622,7 @@ pub fn search_forward_bulk(
             return Err(SearchError::Shrank);
         }
         l = match z {
-            Some(z) => binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary)?,
+            Some(z) => text_end_at(q, hay, z)?,
             None => hay.len(),
         };
         // Write what grep prints of the held output: the lines before `l`.
@@ -812,13 +837,10 @@ pub fn search_tail_text(
                 pre = Some((hits, low));
                 (hay.len(), None)
             }
-            Some(z) => (
-                binary::text_end(hay, z).ok_or(SearchError::AmbiguousBinary)?,
-                None,
-            ),
+            Some(z) => (text_end_at(q, hay, z)?, None),
         }
     } else {
-        text_end_counting(hay, has_holes, opts, opts.line_numbers)?
+        text_end_counting(q, hay, has_holes, opts, opts.line_numbers)?
     };
     let mut out = Outcome {
         is_binary: l < hay.len(),

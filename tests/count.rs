@@ -231,3 +231,41 @@ fn output_beyond_the_hold_is_exact_too() {
     assert!(got.0.is_empty());
     assert!(got.2.contains("use -a"));
 }
+
+#[test]
+fn a_far_nul_is_exact_when_no_selected_line_is_near_the_uncertain_boundary() {
+    // 2 MB of short lines with a NUL at 1.5 MB: grep's read boundaries there
+    // depend on its buffer's address. A sparse pattern selects no line in
+    // the uncertain stretch, so every boundary gives the same answer; a
+    // dense one does not, and grail refuses.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("far.log");
+    let mut v = Vec::new();
+    let mut i = 0;
+    while v.len() < 2 << 20 {
+        v.extend_from_slice(format!("{i} Error some text\n").as_bytes());
+        i += 1;
+    }
+    v[1_500_000] = 0;
+    std::fs::write(&f, &v).unwrap();
+    for args in [&["-c", "9999"][..], &["-n", "999[0-9]"], &["-b", "x12345 "]] {
+        let want = out("grep", args, &f);
+        let got = out(env!("CARGO_BIN_EXE_grail"), args, &f);
+        assert_eq!((&got.0, got.1), (&want.0, want.1), "{args:?}: {}", got.2);
+    }
+    let t = out(
+        env!("CARGO_BIN_EXE_grail"),
+        &["-t", "2", "99[0-9][0-9] "],
+        &f,
+    );
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!("grep '99[0-9][0-9] ' {} | tail -n 2", f.display()))
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    assert_eq!(t.0, o.stdout, "{}", t.2);
+    let dense = out(env!("CARGO_BIN_EXE_grail"), &["-c", "Error"], &f);
+    assert_eq!(dense.1, Some(2));
+    assert!(dense.0.is_empty() && dense.2.contains("use -a"));
+}

@@ -27,8 +27,16 @@ pub const FIRST_READ: usize = INITIAL;
 /// bytes grep processes as text before it notices binary data. `None`: the
 /// boundary depends on grep's memory layout, so no exact answer exists.
 pub fn text_end(hay: &[u8], z: usize) -> Option<usize> {
+    let (lo, hi) = text_end_range(hay, z)?;
+    (lo == hi).then_some(lo)
+}
+
+/// The earliest and the latest end of the text part over every buffer
+/// alignment grep may get, for a first NUL byte at `z`. `None` only in
+/// pathological cases the simulation does not follow.
+pub fn text_end_range(hay: &[u8], z: usize) -> Option<(usize, usize)> {
     if z < FIRST_READ {
-        return Some(0);
+        return Some((0, 0));
     }
     // State: (file offset read so far, saved partial line, bufalloc, alignment).
     let init_alloc = INITIAL + PAGE + UWORD;
@@ -110,12 +118,8 @@ pub fn text_end(hay: &[u8], z: usize) -> Option<usize> {
             return None;
         }
         states = next;
-        if !ends.is_empty() && ends.iter().any(|&e| e != ends[0]) {
-            return None;
-        }
     }
-    let first = *ends.first()?;
-    ends.iter().all(|&e| e == first).then_some(first)
+    Some((*ends.iter().min()?, *ends.iter().max()?))
 }
 
 fn align_up(x: usize) -> usize {
