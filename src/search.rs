@@ -955,6 +955,9 @@ pub fn search_tail_text(
     Ok((lines, out, l))
 }
 
+/// grep's read size on a stream.
+const STREAM_READ: usize = 96 * 1024;
+
 /// Append up to `n` bytes from `reader` to `buf` (one read, retried when
 /// interrupted); returns how many arrived (0 at end of input).
 fn read_more(reader: &mut dyn Read, buf: &mut Vec<u8>, n: usize) -> io::Result<usize> {
@@ -984,13 +987,12 @@ pub fn search_stream(
     emit: &mut dyn FnMut(&Query, &Line) -> bool,
     count_binary: bool,
 ) -> Result<Outcome, SearchError> {
-    const READ: usize = 96 * 1024;
     let mut out = Outcome::default();
     let max = opts.max_count.unwrap_or(u64::MAX);
     if max == 0 {
         return Ok(out);
     }
-    let mut buf: Vec<u8> = Vec::with_capacity(2 * READ);
+    let mut buf: Vec<u8> = Vec::with_capacity(2 * STREAM_READ);
     let mut base: u64 = 0; // file offset of buf[0]
     let mut lines_before: u64 = 0; // newlines before buf[0]
     let mut binary = false;
@@ -1001,7 +1003,7 @@ pub fn search_stream(
     };
     while !eof {
         let old = buf.len();
-        eof = read_more(reader, &mut buf, READ)? == 0;
+        eof = read_more(reader, &mut buf, STREAM_READ)? == 0;
         if !binary && opts.binary != BinaryMode::Text && memchr::memchr(0, &buf).is_some() {
             binary = true;
             out.is_binary = true;
@@ -1075,13 +1077,12 @@ pub fn search_stream_context(
     sink: &mut dyn FnMut(&[u8]) -> bool,
     count_binary: bool,
 ) -> Result<Outcome, SearchError> {
-    const READ: usize = 96 * 1024;
     let mut out = Outcome::default();
     let max = opts.max_count.unwrap_or(u64::MAX);
     if max == 0 {
         return Ok(out);
     }
-    let mut buf: Vec<u8> = Vec::with_capacity(2 * READ);
+    let mut buf: Vec<u8> = Vec::with_capacity(2 * STREAM_READ);
     let mut scanned = 0usize; // buf[..scanned] was searched already
     let mut lines_before: u64 = 0; // newlines before buf[0]
     let mut binary = false;
@@ -1094,7 +1095,7 @@ pub fn search_stream_context(
     };
     while !eof {
         let old = buf.len();
-        eof = read_more(reader, &mut buf, READ)? == 0;
+        eof = read_more(reader, &mut buf, STREAM_READ)? == 0;
         if !binary
             && opts.binary != BinaryMode::Text
             && memchr::memchr(0, &buf[scanned..]).is_some()

@@ -7,18 +7,29 @@
 
 use std::process::Command;
 
+/// About 900 KB of `line_len`-byte lines, every third selected by `Error`,
+/// with a NUL byte at `nul_at` (if inside).
+fn log_with_nul(line_len: usize, nul_at: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    let mut i = 0;
+    while v.len() < 900_000 {
+        let word = if i % 3 == 0 { "Error" } else { "ok" };
+        let body = format!("{i} {word} ");
+        v.extend_from_slice(body.as_bytes());
+        v.resize(v.len() + line_len.saturating_sub(body.len()), b'x');
+        v.push(b'\n');
+        i += 1;
+    }
+    if nul_at < v.len() {
+        v[nul_at] = 0;
+    }
+    v
+}
+
+/// `out` with stdout as text.
 fn count(prog: &str, args: &[&str], file: &std::path::Path) -> (String, Option<i32>, String) {
-    let o = Command::new(prog)
-        .args(args)
-        .arg(file)
-        .env("LC_ALL", "C")
-        .output()
-        .unwrap();
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let (o, c, e) = out(prog, args, file);
+    (String::from_utf8_lossy(&o).into_owned(), c, e)
 }
 
 #[test]
@@ -31,20 +42,7 @@ fn count_with_a_nul_anywhere_matches_grep() {
         for nul_at in [
             0usize, 7, 98_303, 98_304, 98_305, 131_072, 196_608, 300_001, 700_000,
         ] {
-            let mut v = Vec::new();
-            let mut i = 0;
-            while v.len() < 900_000 {
-                let word = if i % 3 == 0 { "Error" } else { "ok" };
-                let body = format!("{i} {word} ");
-                v.extend_from_slice(body.as_bytes());
-                v.resize(v.len() + line_len.saturating_sub(body.len()), b'x');
-                v.push(b'\n');
-                i += 1;
-            }
-            if nul_at < v.len() {
-                v[nul_at] = 0;
-            }
-            std::fs::write(&f, &v).unwrap();
+            std::fs::write(&f, log_with_nul(line_len, nul_at)).unwrap();
             for args in [
                 &["-c", "Error"][..],
                 &["-c", "-v", "Error"],
@@ -122,20 +120,7 @@ fn plain_output_with_a_nul_anywhere_matches_grep() {
             700_000,
             usize::MAX,
         ] {
-            let mut v = Vec::new();
-            let mut i = 0;
-            while v.len() < 900_000 {
-                let word = if i % 3 == 0 { "Error" } else { "ok" };
-                let body = format!("{i} {word} ");
-                v.extend_from_slice(body.as_bytes());
-                v.resize(v.len() + line_len.saturating_sub(body.len()), b'x');
-                v.push(b'\n');
-                i += 1;
-            }
-            if nul_at < v.len() {
-                v[nul_at] = 0;
-            }
-            std::fs::write(&f, &v).unwrap();
+            std::fs::write(&f, log_with_nul(line_len, nul_at)).unwrap();
             // Tails (the backward scan checks its chunks for NULs itself).
             for k in ["1", "5", "1000"] {
                 let o = Command::new("bash")
