@@ -514,3 +514,164 @@ fn tail_line_numbers_on_a_multi_piece_file_match_grep() {
         }
     }
 }
+
+// ---------------------------------------------------------------- crashes
+
+fn nested(open: &str, close: &str, n: usize) -> String {
+    format!("{}a{}", open.repeat(n), close.repeat(n))
+}
+
+/// grep recurses over a pattern and says "stack overflow" (exit 2) for a
+/// million nested groups; grail refuses past its nesting limit with a
+/// message naming the pattern, and answers as grep does below it.
+#[test]
+fn deeply_nested_patterns_are_refused_or_answered_never_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.log"), b"x\na\nbab\n").unwrap();
+    let cases: [(&str, &str, &str, usize); 6] = [
+        ("-E", "(", ")", 1_000_000),
+        ("-G", "\\(", "\\)", 1_000_000),
+        ("-E", "(", ")*", 1_000_000),
+        ("-E", "(", "", 50_000), // unclosed: grep also says stack overflow
+        ("-E", "(", ")", 1_000),
+        ("-G", "\\(", "\\)", 2_000),
+    ];
+    for (syntax, open, close, n) in cases {
+        std::fs::write(d.join("p"), nested(open, close, n)).unwrap();
+        let g = grep(&[syntax, "-f", "p", "a.log"], d);
+        let ours = grail(&[syntax, "-f", "p", "a.log"], d);
+        let what = format!("{syntax} {open}…{close} x{n}");
+        assert_eq!(
+            ours.status.code(),
+            g.status.code(),
+            "{what}: {}",
+            stderr(&ours)
+        );
+        assert_eq!(ours.stdout, g.stdout, "{what}");
+        if g.status.code() == Some(2) {
+            assert!(
+                stderr(&g).contains("stack overflow"),
+                "{what}: grep said {}",
+                stderr(&g)
+            );
+            assert!(
+                stderr(&ours).contains("stack overflow"),
+                "{what}: {}",
+                stderr(&ours)
+            );
+            assert!(
+                stderr(&ours).len() < 400,
+                "{what}: the message names the pattern briefly"
+            );
+        }
+        // -o builds a second automaton, lazily, possibly on a worker thread.
+        let o = grail(&["-o", syntax, "-f", "p", "a.log"], d);
+        let go = grep(&["-o", syntax, "-f", "p", "a.log"], d);
+        assert_eq!(
+            (o.status.code(), o.stdout),
+            (go.status.code(), go.stdout),
+            "-o {what}"
+        );
+    }
+    // A run of repetition operators does not nest: grep and grail accept
+    // 300 of them (grep takes minutes for 10,000); a million overflow its
+    // 8 MiB stack, and grail
+    // (which folds the run into one operator) still answers.
+    std::fs::write(d.join("p"), format!("a{}", "*".repeat(300))).unwrap();
+    let g = grep(&["-f", "p", "a.log"], d);
+    assert_eq!(g.status.code(), Some(0));
+    let ours = grail(&["-f", "p", "a.log"], d);
+    assert_eq!(
+        (ours.status.code(), &ours.stdout),
+        (g.status.code(), &g.stdout)
+    );
+    std::fs::write(d.join("p"), format!("a{}", "*".repeat(1_000_000))).unwrap();
+    let many = grail(&["-f", "p", "a.log"], d);
+    assert_eq!((many.status.code(), many.stdout), (Some(0), g.stdout));
+    // Chained intervals nest without groups.
+    std::fs::write(d.join("p"), format!("a{}", "{1,2}".repeat(100_000))).unwrap();
+    let ours = grail(&["-E", "-f", "p", "a.log"], d);
+    assert_eq!(ours.status.code(), Some(2), "{}", stderr(&ours));
+    assert!(stderr(&ours).contains("stack overflow"));
+    // Excludes: one argument is at most 128 KiB on Linux, so the command
+    // line gets 30,000 levels; the library gets a million.
+    let deep_bre = nested("\\(", "\\)", 30_000);
+    let deep_ere = nested("(", ")", 30_000);
+    for args in [
+        vec!["a", "-N", deep_bre.as_str(), "a.log"],
+        vec!["a", "--not-E", deep_ere.as_str(), "a.log"],
+    ] {
+        let ours = grail(&args, d);
+        assert_eq!(ours.status.code(), Some(2), "{}", stderr(&ours));
+        assert!(
+            stderr(&ours).contains("stack overflow"),
+            "{}",
+            stderr(&ours)
+        );
+        assert!(ours.stdout.is_empty());
+    }
+    for (syntax, open, close) in [(Syntax::Basic, "\\(", "\\)"), (Syntax::Extended, "(", ")")] {
+        let deep = nested(open, close, 1_000_000);
+        let e = QueryBuilder::new()
+            .include("a")
+            .exclude_with(syntax, &deep)
+            .build()
+            .unwrap_err();
+        assert!(e.message.contains("stack overflow"), "{e}");
+        let ok = nested(open, close, 5_000);
+        let q = QueryBuilder::new()
+            .include("a")
+            .exclude_with(syntax, &ok)
+            .build()
+            .unwrap();
+        assert!(!q.is_selected(b"bab") && q.is_selected(b"x a") == q.is_selected(b"x a"));
+    }
+}
+
+/// Every answer written to a full disk is grep's "write error", exit 2,
+/// never a panic: --help, --version, --sh --explain, counts, lines.
+#[test]
+fn every_write_to_a_full_disk_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.log"), b"x Error\n").unwrap();
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let cases: [&[&str]; 6] = [
+        &["--help"],
+        &["--version"],
+        &["--sh", "grep Error a.log | tail -1", "--explain"],
+        &["--sh", "grep Error a.log | wc -l"],
+        &["-c", "Error", "a.log"],
+        &["-t", "1", "Error", "a.log"],
+    ];
+    for args in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_grail"))
+            .args(args)
+            .current_dir(d)
+            .stdout(full())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("write error: No space left on device"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // A full stderr is ignored, as grep ignores it: the status still says
+    // what happened.
+    let out = Command::new(env!("CARGO_BIN_EXE_grail"))
+        .args(["Error", "missing.log", "a.log"])
+        .current_dir(d)
+        .stderr(full())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.stdout, b"a.log:x Error\n");
+}

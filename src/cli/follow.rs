@@ -80,7 +80,7 @@ impl FollowReader {
 
     fn note(&self, msg: &str) {
         if !self.quiet {
-            eprintln!("grail: {}: {msg}", self.name);
+            say!("grail: {}: {msg}", self.name);
         }
     }
 
@@ -232,7 +232,7 @@ fn last_line_end(file: &mut std::fs::File, len: u64) -> io::Result<u64> {
 }
 
 fn refuse(msg: &str) -> i32 {
-    eprintln!("grail: {msg}");
+    say!("grail: {msg}");
     EXIT_TROUBLE
 }
 
@@ -446,7 +446,7 @@ pub fn run(args: &Args) -> i32 {
     }
     if ended(End::Timeout) {
         if !args.no_messages {
-            eprintln!(
+            say!(
                 "grail: {all}: --timeout {:?} passed{}",
                 args.timeout.unwrap_or_default(),
                 if args.until.is_some() {
@@ -522,7 +522,7 @@ fn follow_one(
     }) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!(
+            say!(
                 "grail: {}: cannot follow: {}",
                 f.name,
                 crate::io_error_text(&e)

@@ -1,10 +1,18 @@
 //! The command-line program: typed arguments to a query, inputs, a search
 //! mode and a printer; exit status as grep's.
 
+/// One message line to stderr, never panicking (see [`say::line`]).
+macro_rules! say {
+    ($($t:tt)*) => {
+        $crate::cli::say::line(format_args!($($t)*))
+    };
+}
+
 pub mod args;
 pub mod follow;
 pub mod glob;
 pub mod region;
+mod say;
 pub mod sh;
 
 use crate::context::{ContextSpec, FileContext, Shared};
@@ -31,23 +39,21 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     let args = match args::parse(argv) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("grail: {}", e.0);
+            say!("grail: {}", e.0);
             return EXIT_TROUBLE;
         }
     };
     if args.help {
-        print!("{}", args::HELP);
-        return EXIT_SELECTED;
+        return say::stdout(args::HELP.as_bytes());
     }
     if args.version {
-        println!("grail {}", env!("CARGO_PKG_VERSION"));
-        return EXIT_SELECTED;
+        return say::stdout(format!("grail {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
     }
     let pool = match args.threads {
         Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
             Ok(p) => Some(p),
             Err(e) => {
-                eprintln!("grail: cannot start {n} threads: {e}");
+                say!("grail: cannot start {n} threads: {e}");
                 return EXIT_TROUBLE;
             }
         },
@@ -270,7 +276,7 @@ impl Ctx<'_> {
             Ok(r) => {
                 if let Some(n) = &r.note {
                     if !self.args.no_messages {
-                        eprintln!("grail: {}: {n}", String::from_utf8_lossy(name));
+                        say!("grail: {}: {n}", String::from_utf8_lossy(name));
                     }
                 }
                 Some(r)
@@ -374,7 +380,7 @@ impl Ctx<'_> {
         }
         st.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
         if self.args.stats {
-            eprint!("{}", region::report(&st));
+            say::text(&region::report(&st));
         }
         if let Some(v) = &mut self.stats {
             v.push(st);
@@ -384,7 +390,7 @@ impl Ctx<'_> {
     fn error(&mut self, name: &[u8], msg: &str) {
         self.errors = true;
         if !self.args.no_messages {
-            eprintln!("grail: {}: {}", String::from_utf8_lossy(name), msg);
+            say!("grail: {}: {}", String::from_utf8_lossy(name), msg);
         }
     }
 
@@ -394,7 +400,7 @@ impl Ctx<'_> {
             && !self.args.count
             && self.opts.binary == BinaryMode::Binary
         {
-            eprintln!(
+            say!(
                 "grail: {}: binary file matches",
                 String::from_utf8_lossy(name)
             );
@@ -507,7 +513,7 @@ fn run_inner(
     let q = match build_query(args) {
         Ok(q) => q,
         Err(e) => {
-            eprintln!("grail: {e}");
+            say!("grail: {e}");
             return (EXIT_TROUBLE, false);
         }
     };
@@ -526,7 +532,7 @@ fn run_inner(
     }
     if args.only_matching {
         if let Some(why) = q.only_matching_refusal() {
-            eprintln!("grail: {why} is not supported");
+            say!("grail: {why} is not supported");
             return (EXIT_TROUBLE, false);
         }
     }
@@ -544,7 +550,7 @@ fn run_inner(
     let color = if color_on && !args.quiet {
         let lines_out = !(args.count || args.files_with_matches || args.files_without_match);
         if let (true, Some(why)) = (lines_out, q.only_matching_refusal()) {
-            eprintln!("grail: --color: {why} is not supported");
+            say!("grail: --color: {why} is not supported");
             return (EXIT_TROUBLE, false);
         }
         let (c, warning) = printer::Colors::from_env(
@@ -552,7 +558,7 @@ fn run_inner(
             std::env::var("GREP_COLORS").ok().as_deref(),
         );
         if let Some(w) = warning {
-            eprintln!("grail: {w}");
+            say!("grail: {w}");
         }
         Some(std::sync::Arc::new(c))
     } else {
@@ -583,7 +589,7 @@ fn run_inner(
             (fmt.color.is_some(), "--color"),
         ];
         if let Some((_, what)) = conflict.iter().find(|(on, _)| *on) {
-            eprintln!("grail: --json does not combine with {what}: it prints selected lines and a summary");
+            say!("grail: --json does not combine with {what}: it prints selected lines and a summary");
             return (EXIT_TROUBLE, false);
         }
         let syntax = args.syntax.unwrap_or(Syntax::Basic);
@@ -619,7 +625,7 @@ fn run_inner(
     let limits = match region::Limits::from_args(args) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("grail: {e}");
+            say!("grail: {e}");
             return (EXIT_TROUBLE, false);
         }
     };
@@ -665,7 +671,7 @@ fn run_inner(
     let plain_lines = !args.quiet && !args.count && !ctx.listing();
     let context = if plain_lines { args.context() } else { None };
     if context.is_some() && args.tail.is_some() && args.head.is_some() {
-        eprintln!("grail: context with both --head and --tail is not supported");
+        say!("grail: context with both --head and --tail is not supported");
         return (EXIT_TROUBLE, false);
     }
     let selected = if let Some(spec) = &context {
@@ -707,7 +713,7 @@ fn run_inner(
     out.flush();
     match &out.failed {
         Some(Some(e)) => {
-            eprintln!("grail: write error: {}", crate::io_error_text(e));
+            say!("grail: write error: {}", crate::io_error_text(e));
             return (EXIT_TROUBLE, selected);
         }
         Some(None) => return (if selected { EXIT_SELECTED } else { EXIT_NONE }, selected),

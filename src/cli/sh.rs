@@ -535,7 +535,7 @@ fn stdin_for(p: &Plan) -> Stdin {
                 };
                 match r {
                     Ok(v) => all.extend_from_slice(&v),
-                    Err(e) => eprintln!("cat: {f}: {}", crate::io_error_text(&e)),
+                    Err(e) => say!("cat: {f}: {}", crate::io_error_text(&e)),
                 }
             }
             Stdin::Bytes(all)
@@ -546,7 +546,7 @@ fn stdin_for(p: &Plan) -> Stdin {
 /// Run `--sh LINE`; `outer` carries grail's own options (--explain, --sh-fallback, --threads).
 pub fn run(line: &OsString, outer: &Args) -> i32 {
     let Some(s) = line.to_str() else {
-        eprintln!("grail: --sh: the pipeline is not valid UTF-8");
+        say!("grail: --sh: the pipeline is not valid UTF-8");
         return EXIT_TROUBLE;
     };
     let p = match plan(s) {
@@ -555,13 +555,12 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
             if outer.sh_fallback {
                 return fallback(s);
             }
-            eprintln!("grail: --sh: cannot run exactly: {why}");
+            say!("grail: --sh: cannot run exactly: {why}");
             return EXIT_TROUBLE;
         }
     };
     if outer.explain {
-        print!("{}", explain(&p));
-        return EXIT_SELECTED;
+        return super::say::stdout(explain(&p).as_bytes());
     }
     let stdin = stdin_for(&p);
     let stdout = std::io::stdout();
@@ -571,7 +570,9 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
         if p.wc {
             let mut c = LineCounter(0);
             run_with(&a, &stdin, &mut c);
-            let _ = writeln!(lock, "{}", c.0);
+            if let Err(e) = writeln!(lock, "{}", c.0).and_then(|_| lock.flush()) {
+                return super::say::write_failed(&e);
+            }
             return EXIT_SELECTED;
         }
         let r = run_with(&a, &stdin, &mut lock);
@@ -612,7 +613,7 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
         if i > 0 && a.binary != BinaryMode::Text {
             if let Stdin::Bytes(b) = &input {
                 if memchr::memchr(0, b).is_some() {
-                    eprintln!(
+                    say!(
                         "grail: --sh: stage {} would read NUL bytes from a pipe, where grep's output depends \
                          on pipe timing; add -a to that grep",
                         i + 1
@@ -652,7 +653,7 @@ fn fallback(s: &str) -> i32 {
     match std::process::Command::new("bash").arg("-c").arg(s).status() {
         Ok(st) => st.code().unwrap_or(EXIT_TROUBLE),
         Err(e) => {
-            eprintln!(
+            say!(
                 "grail: --sh-fallback: cannot run bash: {}",
                 crate::io_error_text(&e)
             );

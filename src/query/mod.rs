@@ -41,7 +41,14 @@ impl fmt::Display for QueryError {
             ""
         };
         match &self.pattern {
-            Some(p) => write!(f, "pattern '{}': {what}{}", p, self.message),
+            Some(p) => {
+                // A pattern of a million bytes is named by its start.
+                const SHOWN: usize = 80;
+                match p.char_indices().nth(SHOWN) {
+                    Some((i, _)) => write!(f, "pattern '{}...': {what}{}", &p[..i], self.message),
+                    None => write!(f, "pattern '{}': {what}{}", p, self.message),
+                }
+            }
             None => write!(f, "{what}{}", self.message),
         }
     }
@@ -173,7 +180,22 @@ impl QueryBuilder {
     }
 
     /// Compile the query.
+    ///
+    /// Patterns nested more than [`parse::MAX_NESTING`] levels deep are
+    /// refused (GNU grep says "stack overflow" for them):
+    ///
+    /// ```
+    /// use grail::{QueryBuilder, Syntax};
+    /// let deep = format!("{}a{}", "(".repeat(50_000), ")".repeat(50_000));
+    /// let err = QueryBuilder::new().syntax(Syntax::Extended).include(&deep).build().unwrap_err();
+    /// assert!(err.message.contains("stack overflow"));
+    /// ```
     pub fn build(&self) -> Result<Query, QueryError> {
+        // Translation and compilation recurse over the pattern's nesting.
+        on_big_stack(|| self.build_here())
+    }
+
+    fn build_here(&self) -> Result<Query, QueryError> {
         let translate_all = |pats: &mut dyn Iterator<Item = (Syntax, Flags, &Vec<u8>)>| {
             let mut hirs = Vec::new();
             let mut quirks = parse::Quirks::default();
@@ -214,6 +236,36 @@ impl QueryBuilder {
             only_matching_quirk: inc_quirks.leading_repetition || inc_quirks.repeated_anchor,
             word_and_line: self.flags.word && self.flags.line,
         })
+    }
+}
+
+/// The stack for compiling patterns: the recursion over a pattern nested
+/// [`parse::MAX_NESTING`] levels deep needs about 16 MiB; the rest is margin.
+/// Only the pages a compile touches are ever committed.
+const COMPILE_STACK: usize = 256 << 20;
+
+/// Run `f` on a thread with a [`COMPILE_STACK`]-sized stack (on this thread
+/// when no such thread can be started).
+fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let mut f = Some(f);
+    let mut out = None;
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .name("grail-compile".into())
+            .stack_size(COMPILE_STACK)
+            .spawn_scoped(s, || (f.take().expect("runs once"))());
+        // The closure is only taken by the thread that runs.
+        if let Ok(h) = spawned {
+            if let Ok(v) = h.join() {
+                out = Some(v);
+            }
+        }
+    });
+    match (out, f) {
+        (Some(v), _) => v,
+        (None, Some(f)) => f(),
+        // The compile thread panicked: propagate it here.
+        (None, None) => panic!("pattern compilation failed"),
     }
 }
 
@@ -350,7 +402,14 @@ impl Query {
 
     fn longest(&self) -> Result<&LongestMatcher, QueryError> {
         self.longest
-            .get_or_init(|| {
+            .get_or_init(|| on_big_stack(|| self.build_longest()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn build_longest(&self) -> Result<LongestMatcher, QueryError> {
+        {
+            {
                 let err = |e: String| QueryError {
                     pattern: None,
                     message: format!("pattern set too large for -o: {e}"),
@@ -380,9 +439,8 @@ impl Query {
                     dfa,
                     pool: Pool::new(create),
                 })
-            })
-            .as_ref()
-            .map_err(Clone::clone)
+            }
+        }
     }
 
     /// Leftmost-longest include matches in `line`, as GNU grep's `-o` and

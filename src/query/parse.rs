@@ -16,6 +16,13 @@ use regex_syntax::hir::{Class, ClassBytes, ClassBytesRange, Hir, Look, Repetitio
 /// The largest repetition count GNU regex accepts (`RE_DUP_MAX`).
 const RE_DUP_MAX: u32 = 0x7fff;
 
+/// How deep groups and repetitions may nest. GNU grep recurses over the
+/// pattern too and reports "stack overflow" somewhere past ten thousand
+/// levels (where depends on its stack); grail refuses past this depth with
+/// a message instead of crashing, and compiles on a thread whose stack is
+/// sized for it (see `query::build_on_big_stack`).
+pub const MAX_NESTING: usize = 10_000;
+
 /// Pattern dialect, as selected by grep's `-G`, `-E` and `-F`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Syntax {
@@ -95,6 +102,11 @@ pub fn translate_quirks(
             hir
         }
     };
+    // The parser bounds group nesting; chained intervals (`a{2}{2}…`)
+    // nest without groups, so the depth of the result is checked too.
+    if depth(&core) > MAX_NESTING {
+        return Err(too_deep());
+    }
     if quirks.stray_close && (flags.word || flags.line) {
         return Err(PatternError::Unsupported(
             "an unmatched ')' with -w or -x: GNU grep wraps the pattern in parentheses as text, so the ')' \
@@ -184,6 +196,58 @@ fn named_class(name: &[u8]) -> Option<ClassBytes> {
         b"xdigit" => ranges(&[(b'0', b'9'), (b'A', b'F'), (b'a', b'f')]),
         _ => return None,
     })
+}
+
+fn too_deep() -> PatternError {
+    PatternError::Unsupported(format!(
+        "stack overflow: groups or repetitions nested more than {MAX_NESTING} levels deep"
+    ))
+}
+
+/// Apply a repetition operator to `sub`. A `*`, `+` or `?` applied to a
+/// `*` or `+` is folded into one operator (`a**` is `a*`, `a+?` is `a*`),
+/// so a run of such operators does not nest.
+fn repeat(sub: Hir, min: u32, max: Option<u32>) -> Hir {
+    if let regex_syntax::hir::HirKind::Repetition(r) = sub.kind() {
+        let simple = |m: u32, x: Option<u32>| m <= 1 && x.is_none();
+        let op = |m: u32, x: Option<u32>| {
+            (m, x) == (0, None) || (m, x) == (1, None) || (m, x) == (0, Some(1))
+        };
+        if r.greedy && simple(r.min, r.max) && op(min, max) {
+            let min = if r.min == 1 && min == 1 { 1 } else { 0 };
+            return Hir::repetition(Repetition {
+                min,
+                max: None,
+                greedy: true,
+                sub: r.sub.clone(),
+            });
+        }
+    }
+    Hir::repetition(Repetition {
+        min,
+        max,
+        greedy: true,
+        sub: Box::new(sub),
+    })
+}
+
+/// The nesting depth of `hir`, computed without recursion.
+fn depth(hir: &Hir) -> usize {
+    use regex_syntax::hir::HirKind;
+    let mut max = 0;
+    let mut stack = vec![(hir, 1usize)];
+    while let Some((h, d)) = stack.pop() {
+        max = max.max(d);
+        match h.kind() {
+            HirKind::Concat(v) | HirKind::Alternation(v) => {
+                stack.extend(v.iter().map(|c| (c, d + 1)))
+            }
+            HirKind::Repetition(r) => stack.push((&r.sub, d + 1)),
+            HirKind::Capture(c) => stack.push((&c.sub, d + 1)),
+            _ => {}
+        }
+    }
+    max
 }
 
 fn invalid(msg: &str) -> PatternError {
@@ -299,12 +363,7 @@ impl<'a> Parser<'a> {
                             }
                         }
                         self.pos += len;
-                        last = Some(Piece::Atom(Hir::repetition(Repetition {
-                            min,
-                            max,
-                            greedy: true,
-                            sub: Box::new(h),
-                        })));
+                        last = Some(Piece::Atom(repeat(h, min, max)));
                         continue;
                     }
                     other => {
@@ -477,6 +536,9 @@ impl<'a> Parser<'a> {
     }
 
     fn group(&mut self, depth: usize) -> Result<Piece, PatternError> {
+        if depth >= MAX_NESTING {
+            return Err(too_deep());
+        }
         let inner = self.parse_alternation(depth + 1)?;
         if !self.at_close() {
             return Err(invalid("Unmatched ( or \\("));
