@@ -61,7 +61,7 @@ pub struct Searcher<'q> {
 }
 
 impl<'q> Searcher<'q> {
-    /// A searcher with default options: parallel, grep's binary handling.
+    /// A searcher with default options: parallel, logs are text ([`BinaryMode::Log`]).
     pub fn new(query: &'q Query) -> Self {
         Searcher {
             query,

@@ -8,6 +8,10 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
+/// GNU grep's first read of a file (its `INITIAL_BUFSIZE`), and its read
+/// size on a stream: a NUL byte within it makes an input binary.
+pub const GREP_READ: usize = 96 * 1024;
+
 /// The bytes of one input, either mapped or owned.
 pub enum Bytes {
     /// A read-only private mapping of a regular file, protected against
@@ -126,7 +130,7 @@ pub fn open_file(file: File) -> Result<Input, OpenError> {
 /// GNU grep treats a file with a hole past its first 96 KiB read as binary.
 fn file_has_holes(file: &File, len: u64) -> bool {
     use std::os::unix::io::AsRawFd;
-    const FIRST_READ: u64 = 96 * 1024;
+    const FIRST_READ: u64 = GREP_READ as u64;
     if len <= FIRST_READ {
         return false;
     }
@@ -137,6 +141,26 @@ fn file_has_holes(file: &File, len: u64) -> bool {
     // SAFETY: as above; restore the offset for a later read_to_end.
     unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_SET) };
     hole >= 0 && (hole as u64) < len
+}
+
+/// Ask the kernel to start reading the pages of `hay[start..end]` now
+/// (`MADV_WILLNEED`), so that a scan reaching them later does not wait on
+/// one small read after another: readahead only works forwards, and a tail
+/// scan walks a cold file backwards.
+pub fn prefetch(hay: &[u8], start: usize, end: usize) {
+    const PAGE: usize = 4096;
+    let end = end.min(hay.len());
+    if end <= start {
+        return;
+    }
+    let base = hay.as_ptr() as usize;
+    let a = (base + start) / PAGE * PAGE;
+    let b = base + end;
+    // SAFETY: MADV_WILLNEED is only a hint: it never changes what the
+    // memory holds, for a file mapping or for any other memory. [a, b)
+    // starts at most a page before `hay` on the page `hay` starts in, which
+    // is mapped.
+    unsafe { libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_WILLNEED) };
 }
 
 /// Drop the pages of `hay[start..end]` (rounded inwards to whole pages) from

@@ -183,19 +183,44 @@ fn random_context_and_color_combinations_match_grep() {
         if fs.is_empty() {
             fs.push("ctx");
         }
+        // `latebin` has a NUL after grep's first read: text under the log
+        // rule (the oracle is `grep -a`); `bin1` is binary by that rule.
+        let late = fs.contains(&"latebin");
+        let log_oracle = !(late && fs.contains(&"bin1"));
         args.extend(fs.into_iter().map(String::from));
         let env: Vec<(&str, &str)> = colors[rng.below(colors.len())]
             .map(|c| vec![("GREP_COLORS", c)])
             .unwrap_or_default();
         let g = run_env("grep", &args, d, &stdin, &env);
-        for chunk in [None, Some("1"), Some("7")] {
+        let g_text = if late {
+            let mut a = vec!["-a".to_string()];
+            a.extend(args.iter().cloned());
+            run_env("grep", &a, d, &stdin, &env)
+        } else {
+            g.clone()
+        };
+        // Under the log rule (default), and grep's exact rule on request.
+        let runs = [
+            (None, true),
+            (Some("1"), false),
+            (Some("7"), false),
+            (None, false),
+        ];
+        for (chunk, log) in runs {
+            if log && !log_oracle {
+                continue;
+            }
             let mut a = args.clone();
             if let Some(c) = chunk {
                 a.splice(0..0, ["--chunk-size".to_string(), c.to_string()]);
             }
+            if !log {
+                a.insert(0, "--binary-files=binary".to_string());
+            }
+            let g = if log { &g_text } else { &g };
             let r = run_env(env!("CARGO_BIN_EXE_grail"), &a, d, &stdin, &env);
             checked += 1;
-            if !differs(&g, &r) {
+            if !differs(g, &r) {
                 continue;
             }
             if refused(&r) {
@@ -480,17 +505,29 @@ fn context_running_into_binary_data_is_refused_not_guessed() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write_fixtures(d);
-    let args: Vec<String> = ["-A5", "Error", "latebin"].map(String::from).to_vec();
+    let args: Vec<String> = ["--binary-files=binary", "-A5", "Error", "latebin"]
+        .map(String::from)
+        .to_vec();
     let r = run_env(env!("CARGO_BIN_EXE_grail"), &args, d, b"", &[]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("use -a"));
+    // Under the default log rule the NUL is text: grep -a's answer.
+    let args: Vec<String> = ["-A5", "Error", "latebin"].map(String::from).to_vec();
+    let r = run_env(env!("CARGO_BIN_EXE_grail"), &args, d, b"", &[]);
+    let mut ga = vec!["-a".to_string()];
+    ga.extend(args.iter().cloned());
+    let g = run_env("grep", &ga, d, b"", &[]);
+    assert!(!differs(&g, &r));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("1 NUL byte from offset"));
     // With -a there is nothing to guess.
     let args: Vec<String> = ["-a", "-A5", "Error", "latebin"].map(String::from).to_vec();
     let g = run_env("grep", &args, d, b"", &[]);
     let r = run_env(env!("CARGO_BIN_EXE_grail"), &args, d, b"", &[]);
     assert!(!differs(&g, &r));
     // Leading context only: exact.
-    let args: Vec<String> = ["-B5", "Error", "latebin"].map(String::from).to_vec();
+    let args: Vec<String> = ["--binary-files=binary", "-B5", "Error", "latebin"]
+        .map(String::from)
+        .to_vec();
     let g = run_env("grep", &args, d, b"", &[]);
     let r = run_env(env!("CARGO_BIN_EXE_grail"), &args, d, b"", &[]);
     assert!(!differs(&g, &r));

@@ -1,9 +1,9 @@
-//! `-c` and plain output check for NUL bytes during the scan, chunk by
-//! chunk, instead of in a pass of their own (plain output is held back until
-//! grep's text end is known). Where the first NUL falls decides where grep stops
-//! counting text lines (one read buffer before it, or more with long lines):
+//! `--binary-files=binary`: GNU grep's binary-file behaviour, exactly or
+//! refused. Where the first NUL falls decides where grep stops counting and
+//! printing text lines (one read buffer before it, or more with long lines):
 //! NULs at and around grep's buffer boundaries, lines of many lengths, every
-//! chunk size, against `grep -c`.
+//! chunk size, against plain `grep`. (The default, where logs are text, is
+//! tested against `grep -a` in `tests/logs_are_text.rs`.)
 
 use std::process::Command;
 
@@ -91,8 +91,13 @@ fn count_with_a_nul_anywhere_matches_grep() {
     assert!(refused * 4 < checked);
 }
 
+/// Run `prog` on `file`; grail runs in `--binary-files=binary` mode.
 fn out(prog: &str, args: &[&str], file: &std::path::Path) -> (Vec<u8>, Option<i32>, String) {
-    let o = Command::new(prog)
+    let mut cmd = Command::new(prog);
+    if prog == env!("CARGO_BIN_EXE_grail") {
+        cmd.arg("--binary-files=binary");
+    }
+    let o = cmd
         .args(args)
         .arg(file)
         .env("LC_ALL", "C")

@@ -261,8 +261,26 @@ struct Job {
     feed: Feed,
 }
 
+/// Whether an input is binary by grail's log rule: a NUL byte in grep's
+/// first read (96 KiB). Only then does plain grep's answer stand; for every
+/// other input the oracle is the pipeline with `grep -a` at each stage.
+fn binary_by_log_rule(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(96 * 1024)].contains(&0)
+}
+
+/// The pipeline under the log rule: every grep stage reads text (`-I`
+/// means "skip binary files", and none of these is binary).
+fn as_text(script: &str) -> String {
+    script
+        .replace("grep -I ", "grep ")
+        .replace("grep ", "grep -a ")
+}
+
 /// Run every job: the pipeline once, grail once per variant; return the
-/// number of comparisons and the failures.
+/// number of comparisons and the failures. Each variant runs under the
+/// default log rule, against the pipeline with `grep -a` where the input is
+/// not binary by that rule; once more with `--binary-files=binary`, against
+/// the plain pipeline.
 fn run_jobs(jobs: &[Job], variants: &[&[&str]]) -> (usize, Vec<String>) {
     let results = par_map(jobs, |job| {
         let words = shell_words::split(job.case.grail).expect("table row: bad shell words");
@@ -276,13 +294,41 @@ fn run_jobs(jobs: &[Job], variants: &[&[&str]]) -> (usize, Vec<String>) {
             Feed::StdinFile => (In::File(&job.files[0]), &[]),
         };
         let expected = pipeline(job.case.pipe, files, stdin);
+        let binary: Vec<bool> = job
+            .files
+            .iter()
+            .map(|f| std::fs::read(f).is_ok_and(|b| binary_by_log_rule(&b)))
+            .collect();
+        let text_script = as_text(job.case.pipe);
+        let log_expected = if binary.iter().all(|&b| b) {
+            expected.clone()
+        } else {
+            assert!(!binary.contains(&true), "one rule per job: {:?}", job.files);
+            pipeline(&text_script, files, stdin)
+        };
+        let log_script = if binary.iter().all(|&b| b) {
+            job.case.pipe.to_string()
+        } else {
+            text_script
+        };
         let mut fails = Vec::new();
-        for v in variants {
+        // `-I` always skips what the log rule calls binary (grail's meaning
+        // of it), so it has no exact-mode run.
+        let exact: &[&[&str]] = if words.iter().any(|w| w == "-I") {
+            &[]
+        } else {
+            &[&["--binary-files=binary"]]
+        };
+        for (v, expected, script) in variants
+            .iter()
+            .map(|v| (*v, &log_expected, log_script.as_str()))
+            .chain(exact.iter().map(|v| (*v, &expected, job.case.pipe)))
+        {
             let mut args: Vec<OsString> = v.iter().map(|s| os(s)).collect();
             args.extend(words.iter().map(|s| os(s)));
             args.extend(files.iter().map(|f| f.clone().into_os_string()));
             let got = grail(&args, stdin);
-            if got != expected {
+            if got != *expected {
                 let redirect = match job.feed {
                     Feed::Files => String::new(),
                     Feed::StdinPipe => format!(" <(cat {})", job.files[0].display()),
@@ -291,12 +337,12 @@ fn run_jobs(jobs: &[Job], variants: &[&[&str]]) -> (usize, Vec<String>) {
                 fails.push(format!(
                     "{}{redirect}\n  vs  {}{redirect}\n{}",
                     show_grail(&args),
-                    show_pipeline(job.case.pipe, files),
-                    diff(&expected, &got)
+                    show_pipeline(script, files),
+                    diff(expected, &got)
                 ));
             }
         }
-        (variants.len(), fails)
+        (variants.len() + exact.len(), fails)
     });
     let mut n = 0;
     let mut fails = Vec::new();
@@ -970,10 +1016,10 @@ fn edge_missing_files_exit_2_and_other_files_still_searched() {
     report("missing files", n, &fails, 40);
 }
 
-/// A NUL byte far into a file of lines longer than grep's buffer: where
-/// GNU grep stops printing depends on its buffer layout. grail must either
-/// print exactly what grep prints or refuse (exit 2, nothing on stdout), as
-/// its README says.
+/// `--binary-files=binary`: a NUL byte far into a file of lines longer
+/// than grep's buffer: where GNU grep stops printing depends on its buffer
+/// layout. grail must either print exactly what grep prints or refuse
+/// (exit 2, nothing on stdout), as its README says.
 #[test]
 fn edge_nul_after_long_lines_is_exact_or_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -1024,7 +1070,8 @@ fn edge_nul_after_long_lines_is_exact_or_refused() {
     let results = par_map(&jobs, |(case, file, variant)| {
         let files = [file.clone()];
         let expected = pipeline(case.pipe, &files, In::Null);
-        let mut args: Vec<OsString> = variant.iter().map(|s| os(s)).collect();
+        let mut args: Vec<OsString> = vec![os("--binary-files=binary")];
+        args.extend(variant.iter().map(|s| os(s)));
         args.extend(
             shell_words::split(case.grail)
                 .unwrap()

@@ -480,7 +480,7 @@ fn ambiguous_binary_boundary_is_refused_not_guessed() {
     }
     data.extend_from_slice(b"\0\n");
     std::fs::write(dir.path().join("b.log"), &data).unwrap();
-    let r = grail(&["Error", "b.log"], dir.path());
+    let r = grail(&["--binary-files=binary", "Error", "b.log"], dir.path());
     let g = grep(&["Error", "b.log"], dir.path());
     if r.status.code() == Some(2) {
         assert!(stderr(&r).contains("-a"), "{}", stderr(&r));

@@ -49,6 +49,9 @@ Timing:
                        start at its first line with sed)
   --floor              also time a bare memchr newline pass over the mmapped file
   --floor-threads N    threads for --floor (default: available cores)
+  --cold               evict the log from the page cache (POSIX_FADV_DONTNEED) before
+                       every timed run of every contender; residency is checked with
+                       mincore and reported
   --grail PATH         grail binary (default: `grail` next to this binary, built first)
   --no-build           do not run `cargo build --release --bin grail` first
 
@@ -78,6 +81,7 @@ struct Opts {
     scenarios: Option<Vec<String>>,
     floor: bool,
     floor_threads: usize,
+    cold: bool,
     grail: Option<PathBuf>,
     no_build: bool,
     json: bool,
@@ -98,6 +102,7 @@ fn parse_opts() -> Result<Opts, String> {
         scenarios: None,
         floor: false,
         floor_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        cold: false,
         grail: None,
         no_build: false,
         json: false,
@@ -128,6 +133,7 @@ fn parse_opts() -> Result<Opts, String> {
             }
             Long("dir") => o.dir = PathBuf::from(val!()?),
             Long("gen-only") => o.gen_only = true,
+            Long("cold") => o.cold = true,
             Long("runs") => o.runs = val!()?.parse().map_err(|e| format!("--runs: {e}"))?,
             Long("scenarios") => {
                 o.scenarios = Some(val!()?.split(',').map(|x| x.trim().to_string()).collect())
@@ -166,13 +172,16 @@ enum Contender {
     Gnu,
     Rg,
     Tac,
+    /// `tail -c BYTES` for the bytes grail read: the physical limit.
+    Limit,
 }
 
-const CONTENDERS: [Contender; 4] = [
+const CONTENDERS: [Contender; 5] = [
     Contender::Grail,
     Contender::Gnu,
     Contender::Rg,
     Contender::Tac,
+    Contender::Limit,
 ];
 
 impl Contender {
@@ -182,6 +191,7 @@ impl Contender {
             Contender::Gnu => "GNU grep pipeline",
             Contender::Rg => "ripgrep pipeline",
             Contender::Tac => "tac|grep|grep -v|head|tac",
+            Contender::Limit => "limit: tail -c BYTES",
         }
     }
     fn key(self) -> &'static str {
@@ -190,6 +200,7 @@ impl Contender {
             Contender::Gnu => "gnu",
             Contender::Rg => "rg",
             Contender::Tac => "tac",
+            Contender::Limit => "limit",
         }
     }
 }
@@ -247,9 +258,8 @@ fn scenarios() -> Vec<Scenario> {
             )),
         }
     };
-    // `-a` skips the whole-file NUL check grep's binary rule needs, so
-    // grail reads only the end; the pipelines print the same bytes on these
-    // NUL-free logs.
+    // `-a`: no check of grep's first read (96 KiB); otherwise the same
+    // work as the default on these NUL-free logs.
     let mut t10a = tail("t10a", "-a -t 10", 10, false);
     t10a.grail.insert(0, "-a".to_string());
     vec![
@@ -346,6 +356,8 @@ impl Scenario {
                 Some(s) => Cmd::Sh(s.clone()),
                 None => Cmd::Skip("n/a"),
             },
+            // Set once grail's bytes read are known.
+            Contender::Limit => Cmd::Skip("grail's bytes read unknown"),
         }
     }
 }
@@ -411,7 +423,27 @@ struct Row {
     contender: Contender,
     command: String,
     bytes: u64,
+    /// grail's row: the bytes it read, from its own `--stats` report.
+    read: Option<u64>,
+    /// With --cold: the largest share of the file's pages found resident
+    /// right after an eviction, before a timed run.
+    resident_after_evict: Option<f64>,
     outcome: Outcome,
+}
+
+/// The bytes grail read for `args` on `file`, from its `--stats` line
+/// `scanned N B of …` (exact bytes in parentheses for larger sizes).
+fn grail_read(env: &Env, args: &[String], file: &Path) -> Option<u64> {
+    let mut av = vec![env.grail.to_string_lossy().into_owned(), "--stats".into()];
+    av.extend(args.iter().cloned());
+    av.push(file.to_string_lossy().into_owned());
+    let r = run::run(&av, false).ok()?;
+    let err = String::from_utf8_lossy(&r.err);
+    let line = err.lines().find(|l| l.contains(": scanned "))?;
+    let after = &line[line.find(": scanned ")? + 10..];
+    let exact = after.split(" B)").next()?;
+    let digits = exact.rsplit('(').next().unwrap_or(exact).trim();
+    digits.trim_end_matches(" B").parse().ok()
 }
 
 /// The vLLM-style timestamp (`MM-DD HH:MM:SS`) of the first stamped line
@@ -446,6 +478,7 @@ fn bench_scenario(
     file: &Path,
     bytes: u64,
     runs: usize,
+    cold: bool,
 ) -> Vec<Row> {
     let concrete;
     let sc = if sc.grail.iter().any(|a| a == "@SINCE@") {
@@ -489,7 +522,11 @@ fn bench_scenario(
     } else {
         sc
     };
-    let cmds: Vec<(Contender, Cmd)> = CONTENDERS.iter().map(|&c| (c, sc.cmd(c, env))).collect();
+    let mut cmds: Vec<(Contender, Cmd)> = CONTENDERS.iter().map(|&c| (c, sc.cmd(c, env))).collect();
+    let read = grail_read(env, &sc.grail, file);
+    if let Some(n) = read {
+        cmds[4].1 = Cmd::Sh(format!("tail -c {n} \"$1\" >/dev/null"));
+    }
     let mut rows: Vec<Row> = cmds
         .iter()
         .map(|(c, cmd)| Row {
@@ -498,6 +535,8 @@ fn bench_scenario(
             contender: *c,
             command: display_cmd(cmd, file),
             bytes,
+            read: (*c == Contender::Grail).then_some(read).flatten(),
+            resident_after_evict: None,
             outcome: match cmd {
                 Cmd::Skip(why) => Outcome::Skipped(why.to_string()),
                 _ => Outcome::Ok(Stats {
@@ -520,8 +559,9 @@ fn bench_scenario(
     let mut reference: Option<Vec<u8>> = None;
     let mut expect: Vec<Option<(u64, u64)>> = vec![None; cmds.len()];
     let mut rss: Vec<u64> = vec![0; cmds.len()];
-    // GNU first: it is the definition of the right answer.
-    let order = [1usize, 0, 2, 3];
+    // GNU first: it is the definition of the right answer. The limit prints
+    // nothing and is not compared.
+    let order = [1usize, 0, 2, 3, 4];
     for &i in &order {
         let (c, cmd) = &cmds[i];
         let Some(av) = argv(cmd, env, file) else {
@@ -548,6 +588,7 @@ fn bench_scenario(
             continue;
         }
         match &reference {
+            _ if *c == Contender::Limit => {}
             None => reference = Some(out),
             Some(want) if *want != out => {
                 rows[i].outcome = Outcome::Failed(format!(
@@ -577,6 +618,16 @@ fn bench_scenario(
                 continue;
             }
             let av = argv(&cmds[i].1, env, file).expect("runnable");
+            if cold {
+                if let Err(e) = run::evict(file) {
+                    eprintln!("\n--cold: cannot evict {}: {e}", file.display());
+                }
+                if let Ok((res, pages)) = run::residency(file) {
+                    let share = res as f64 / pages.max(1) as f64;
+                    let worst = rows[i].resident_after_evict.get_or_insert(0.0);
+                    *worst = worst.max(share);
+                }
+            }
             match run::run(&av, false) {
                 Ok(r) if Some((r.out_len, r.out_hash)) == expect[i] => {
                     times[i].push(r.wall);
@@ -645,8 +696,17 @@ fn table(rows: &[Row], floor: Option<&FloorResult>) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<16} {:<27} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9}",
-        "scenario", "contender", "median s", "min s", "max s", "GiB/s", "RSS MiB", "vs grail"
+        "{:<16} {:<27} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9} {:>10} {:>7}",
+        "scenario",
+        "contender",
+        "median s",
+        "min s",
+        "max s",
+        "GiB/s",
+        "RSS MiB",
+        "vs grail",
+        "read MiB",
+        "cached"
     );
     let mut last = String::new();
     for r in rows {
@@ -669,9 +729,15 @@ fn table(rows: &[Row], floor: Option<&FloorResult>) -> String {
         match &r.outcome {
             Outcome::Ok(st) if !st.times.is_empty() => {
                 let ratio = grail_med.map_or("-".to_string(), |g| format!("{:.2}x", st.median / g));
+                let read = r.read.map_or("-".to_string(), |n| {
+                    format!("{:.2}", n as f64 / (1 << 20) as f64)
+                });
+                let cached = r
+                    .resident_after_evict
+                    .map_or("-".to_string(), |f| format!("{:.1}%", 100.0 * f));
                 let _ = writeln!(
                     s,
-                    "{:<16} {:<27} {:>9.4} {:>9.4} {:>9.4} {:>7.2} {:>8.1} {:>9}",
+                    "{:<16} {:<27} {:>9.4} {:>9.4} {:>9.4} {:>7.2} {:>8.1} {:>9} {:>10} {:>7}",
                     scen,
                     r.contender.name(),
                     st.median,
@@ -679,7 +745,9 @@ fn table(rows: &[Row], floor: Option<&FloorResult>) -> String {
                     st.max,
                     gib(r.bytes) / st.median,
                     st.rss_mib,
-                    ratio
+                    ratio,
+                    read,
+                    cached
                 );
             }
             Outcome::Ok(_) => {
@@ -800,13 +868,15 @@ fn json(meta: &[Meta], rows: &[Row], floor: Option<&FloorResult>) -> String {
             });
         let _ = write!(
             s,
-            "{}\n    {{\"scenario\": {}, \"label\": {}, \"bytes\": {}, \"contender\": {}, \"command\": {}, ",
+            "{}\n    {{\"scenario\": {}, \"label\": {}, \"bytes\": {}, \"contender\": {}, \"command\": {}, \"bytes_read\": {}, \"resident_after_evict\": {}, ",
             if k > 0 { "," } else { "" },
             json_str(&r.scenario_key),
             json_str(&r.scenario),
             r.bytes,
             json_str(r.contender.key()),
-            json_str(&r.command)
+            json_str(&r.command),
+            r.read.map_or("null".into(), |n| n.to_string()),
+            r.resident_after_evict.map_or("null".into(), json_f)
         );
         match &r.outcome {
             Outcome::Ok(st) if !st.times.is_empty() => {
@@ -980,10 +1050,14 @@ fn real_main() -> Result<ExitCode, String> {
         if o.plot.is_some() {
             let sc = &all[0];
             let label = format!("-t 10 @ {}", logs::size_label(*sz));
-            rows.extend(bench_scenario(sc, &label, &env, file, bytes, o.runs));
+            rows.extend(bench_scenario(
+                sc, &label, &env, file, bytes, o.runs, o.cold,
+            ));
         } else {
             for sc in &chosen {
-                rows.extend(bench_scenario(sc, sc.label, &env, file, bytes, o.runs));
+                rows.extend(bench_scenario(
+                    sc, sc.label, &env, file, bytes, o.runs, o.cold,
+                ));
             }
             if o.floor {
                 floor_res = Some(floor(file, o.floor_threads, o.runs).map_err(|e| e.to_string())?);

@@ -298,7 +298,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
             Long("binary-files") => {
                 let v = p.value()?;
                 a.binary = match v.to_str() {
-                    Some("binary") => BinaryMode::Binary,
+                    Some("binary") => BinaryMode::Grep,
                     Some("text") => BinaryMode::Text,
                     Some("without-match") => BinaryMode::WithoutMatch,
                     _ => {
@@ -497,9 +497,12 @@ Output control:
       --label=LABEL         use LABEL as the standard input file name prefix
   -o, --only-matching       show only nonempty parts of lines that match
   -q, --quiet, --silent     suppress all normal output
-      --binary-files=TYPE   binary, text or without-match
+      --binary-files=TYPE   binary (GNU grep's rule, exactly), text or without-match
+                            default: logs are text. A file is binary only when its
+                            first 96 KiB (grep's first read) hold a NUL byte; later
+                            NUL bytes are searched as text and reported on stderr
   -a, --text                equivalent to --binary-files=text
-  -I                        equivalent to --binary-files=without-match
+  -I                        skip files binary by that rule (--binary-files=without-match)
   -L, --files-without-match print only names of FILEs with no selected lines
   -l, --files-with-matches  print only names of FILEs with selected lines
   -c, --count               print only a count of selected lines per FILE

@@ -45,6 +45,9 @@ struct State {
     /// The last bytes delivered were an unterminated line (the writer left
     /// it cut off).
     cut_off: bool,
+    /// That unterminated line was all NUL bytes: blocks allocated but never
+    /// written (a power loss, or a crash before the page cache was flushed).
+    nul_tail: bool,
     /// Bytes delivered in the follow phase.
     delivered: u64,
 }
@@ -148,6 +151,7 @@ impl Read for FollowReader {
                     self.until_cut(&mut v);
                     if let Ok(mut s) = self.state.lock() {
                         s.cut_off = false;
+                        s.nul_tail = false;
                         s.delivered += v.len() as u64;
                     }
                     self.pending = v;
@@ -158,6 +162,7 @@ impl Read for FollowReader {
                     // as grep reads a last line without a newline.
                     if let Ok(mut s) = self.state.lock() {
                         s.cut_off = true;
+                        s.nul_tail = !v.is_empty() && v.iter().all(|&b| b == 0);
                         s.delivered += v.len() as u64;
                     }
                     v.push(b'\n');
@@ -471,7 +476,9 @@ pub fn run(args: &Args) -> i32 {
                 e,
                 "grail: {name}: {} new bytes while following; {}",
                 r.2.delivered,
-                if r.2.cut_off {
+                if r.2.nul_tail {
+                    "the log ends in NUL bytes after its last line: blocks that were never written (a power loss or a crash before they were flushed?)"
+                } else if r.2.cut_off {
                     "the log ends in the middle of a line: the writer was cut off mid-write"
                 } else {
                     "the log ends with a complete line"

@@ -350,9 +350,14 @@ impl Ctx<'_> {
         if self.stats.is_none() || input.is_none() {
             return;
         }
+        let base = region.map_or(0, |r| r.start as u64);
         let mut st = region::FileStats {
             path: String::from_utf8_lossy(name).into_owned(),
             selected: o.selected,
+            nul: o.nuls.map(|n| region::NulStat {
+                first: base + n.first as u64,
+                count: n.count,
+            }),
             ..Default::default()
         };
         match (input, region) {
@@ -365,6 +370,10 @@ impl Ctx<'_> {
                 st.window = r.window.clone();
                 st.trailing_newline = hay.last() == Some(&b'\n');
                 st.end_offset = memchr::memrchr(b'\n', hay).map_or(0, |i| i + 1) as u64;
+                let last = &hay[st.end_offset as usize..];
+                if !last.is_empty() && last.iter().all(|&b| b == 0) {
+                    st.nul_tail = last.len() as u64;
+                }
                 if let Some(p) = &self.probe {
                     let from = first_out.map_or(r.start, |f| r.start + f);
                     let (ex, hidden) = p.count(hay, from, r.end, &self.opts.scan);
@@ -394,16 +403,39 @@ impl Ctx<'_> {
         }
     }
 
-    fn binary_message(&self, name: &[u8], o: &Outcome) {
+    /// What grep says about a binary input, and what the log rule adds:
+    /// NUL bytes searched as text (`base`: the region's file offset;
+    /// `whole`: the search read the input from its start), or a binary
+    /// input that looks like a log truncated under its writer.
+    fn notes(&self, name: &[u8], o: &Outcome, base: usize, whole: bool) {
+        let name = String::from_utf8_lossy(name);
         if o.binary_matched
             && !self.args.quiet
             && !self.args.count
-            && self.opts.binary == BinaryMode::Binary
+            && matches!(self.opts.binary, BinaryMode::Log | BinaryMode::Grep)
         {
-            say!(
-                "grail: {}: binary file matches",
-                String::from_utf8_lossy(name)
+            say!("grail: {name}: binary file matches");
+        }
+        if self.args.quiet || self.args.no_messages {
+            return;
+        }
+        if let Some(n) = &o.nuls {
+            let what = format!(
+                "{} NUL byte{} from offset {}",
+                n.count,
+                if n.count == 1 { "" } else { "s" },
+                base + n.first
             );
+            if whole {
+                say!("grail: {name}: {what} (GNU grep would stop printing there)");
+            } else {
+                say!(
+                    "grail: {name}: {what} in the part read (GNU grep would stop printing at the first NUL)"
+                );
+            }
+        }
+        if let Some(k) = o.leading_nuls {
+            say!("grail: {name}: starts with {k} NUL bytes, then text: a log truncated under its writer? -a searches it");
         }
     }
 
@@ -426,12 +458,20 @@ impl Ctx<'_> {
     }
 }
 
-fn open(stdin: &Stdin, name: &OsString, nul_check: bool) -> Result<Input, source::OpenError> {
+fn open(stdin: &Stdin, name: &OsString, mode: BinaryMode) -> Result<Input, source::OpenError> {
     if name != "-" {
         return source::open_path(std::path::Path::new(name));
     }
+    // Where grep decides from what one read of a pipe returned, the answer
+    // depends on pipe timing: under the log rule only its first read
+    // decides, under grep's rule every read.
     let piped_nul = |b: &[u8]| {
-        if nul_check && memchr::memchr(0, b).is_some() {
+        let decided_by_reads = match mode {
+            BinaryMode::Text => &b[..0],
+            BinaryMode::Grep => b,
+            BinaryMode::Log | BinaryMode::WithoutMatch => &b[..b.len().min(source::GREP_READ)],
+        };
+        if memchr::memchr(0, decided_by_reads).is_some() {
             Err(source::OpenError::Io(io::Error::other(
                 "input read from a pipe contains NUL bytes: grep's output would depend on pipe timing, \
                  so grail refuses (add -a to that grep)",
@@ -745,12 +785,12 @@ fn forward_all(
         if !more || out.failed.is_some() {
             // Still open the remaining files so that errors are reported as
             // the pipeline would report them.
-            if let Err(e) = open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+            if let Err(e) = open(ctx.stdin, f, ctx.opts.binary) {
                 ctx.error(name, &e.to_string());
             }
             continue;
         }
-        let mut input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+        let mut input = match open(ctx.stdin, f, ctx.opts.binary) {
             Ok(i) => Some(i),
             // grep opens a directory and fails at its first read: the file
             // still gets its count (0) and can be listed by -L.
@@ -876,7 +916,7 @@ fn forward_all(
         };
         ctx.record_stats(name, &input, region.as_ref(), &o, started, read, None);
         if !quiet_mode {
-            ctx.binary_message(name, &o);
+            ctx.notes(name, &o, rs, true);
         }
         let sel = ctx.file_selected(&o);
         any |= sel;
@@ -936,7 +976,7 @@ fn tail_lines(
     let mut have = 0usize;
     let mut any = false;
     for (f, name) in files.iter().zip(names).rev() {
-        let mut input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+        let mut input = match open(ctx.stdin, f, ctx.opts.binary) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
@@ -1005,7 +1045,8 @@ fn tail_lines(
         };
         let input = Some(input);
         ctx.record_stats(name, &input, region.as_ref(), &o, started, read, first_out);
-        ctx.binary_message(name, &o);
+        let base = region.as_ref().map_or(0, |r| r.start);
+        ctx.notes(name, &o, base, region.is_none());
         any |= ctx.file_selected(&o);
         if recs.len() > want {
             recs.drain(..recs.len() - want);
@@ -1038,7 +1079,7 @@ fn forward_context(
     let mut head_left = ctx.args.head;
     for (f, name) in files.iter().zip(names) {
         let done = head_left == Some(0) || out.failed.is_some();
-        let mut input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+        let mut input = match open(ctx.stdin, f, ctx.opts.binary) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
@@ -1094,7 +1135,7 @@ fn forward_context(
         };
         let input = Some(input);
         ctx.record_stats(name, &input, region.as_ref(), &o, started, read, None);
-        ctx.binary_message(name, &o);
+        ctx.notes(name, &o, region.as_ref().map_or(0, |r| r.start), true);
         any |= ctx.file_selected(&o);
         if let Some(h) = &mut head_left {
             *h = h.saturating_sub(o.reported);
@@ -1236,7 +1277,7 @@ fn tail_context(
     let mut any = false;
     let sep_fmt = ctx.fmt.clone();
     for (f, name) in files.iter().zip(names).rev() {
-        let mut input = match open(ctx.stdin, f, ctx.opts.binary != BinaryMode::Text) {
+        let mut input = match open(ctx.stdin, f, ctx.opts.binary) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
@@ -1284,7 +1325,7 @@ fn tail_context(
         let input = Some(input);
         let whole = (!stream).then_some(&region);
         ctx.record_stats(name, &input, whole, &o, started, read, first_out);
-        ctx.binary_message(name, &o);
+        ctx.notes(name, &o, region.start, stream);
         any |= ctx.file_selected(&o);
         have += got;
         if !part.is_empty() {

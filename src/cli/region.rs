@@ -194,10 +194,25 @@ pub struct FileStats {
     /// Where to resume with `--from-byte` next time: just after the last
     /// complete line of the file.
     pub end_offset: u64,
+    /// The NUL bytes in the part of the text searched (under the log rule:
+    /// GNU grep would have stopped printing at the first).
+    pub nul: Option<NulStat>,
+    /// The bytes after the last newline are this many NUL bytes: not a line
+    /// cut off mid-write but blocks never written (a power loss).
+    pub nul_tail: u64,
     /// How the time window was found.
     pub window: Option<WindowStats>,
     /// Input read as a stream (no size, no resume offset).
     pub stream: bool,
+}
+
+/// NUL bytes found in the part read.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct NulStat {
+    /// File offset of the first.
+    pub first: u64,
+    /// How many.
+    pub count: u64,
 }
 
 /// The last object `--json` prints.
@@ -339,6 +354,15 @@ fn size(n: u64) -> String {
     }
 }
 
+/// [`size`], with the exact number of bytes beside a rounded one.
+fn exact_size(n: u64) -> String {
+    if n < 1024 {
+        size(n)
+    } else {
+        format!("{} ({n} B)", size(n))
+    }
+}
+
 /// The `--stats` report for one file, as lines for stderr.
 pub fn report(s: &FileStats) -> String {
     let mut o = String::new();
@@ -359,7 +383,7 @@ pub fn report(s: &FileStats) -> String {
         o += &format!(
             "grail: stats: {}: scanned {} of {} ({pct:.3}%) in {:.1} ms; {} lines selected\n",
             s.path,
-            size(s.scanned),
+            exact_size(s.scanned),
             size(s.size),
             s.elapsed_ms,
             s.selected
@@ -370,6 +394,12 @@ pub fn report(s: &FileStats) -> String {
                 s.path, s.region_start, s.region_end
             );
         }
+    }
+    if let Some(n) = &s.nul {
+        o += &format!(
+            "grail: stats: {}: {} NUL bytes from offset {} in the part read, searched as text\n",
+            s.path, n.count, n.first
+        );
     }
     if let Some(w) = &s.window {
         o += &format!(
@@ -399,6 +429,11 @@ pub fn report(s: &FileStats) -> String {
             o += &format!("grail: stats: {}: empty file\n", s.path);
         } else if s.trailing_newline {
             o += &format!("grail: stats: {}: ends with a complete line\n", s.path);
+        } else if s.nul_tail > 0 {
+            o += &format!(
+                "grail: stats: {}: ends with {} NUL bytes after its last newline: blocks never written (a power loss or a crash before they were flushed?), not a line cut off\n",
+                s.path, s.nul_tail
+            );
         } else {
             o += &format!(
                 "grail: stats: {}: LAST LINE HAS NO NEWLINE: cut off mid-write (was the writer killed?)\n",

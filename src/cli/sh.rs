@@ -357,7 +357,7 @@ fn pure_exclude(a: &Args) -> bool {
     a.invert
         && plain_output(a)
         && a.max_count.is_none()
-        && a.binary == BinaryMode::Binary
+        && matches!(a.binary, BinaryMode::Log | BinaryMode::Grep)
         && !a.line_buffered
 }
 
@@ -378,7 +378,11 @@ fn fuse(p: &Plan) -> Option<Args> {
         if !plain_output(first) || first.max_count.is_some() || first.binary == BinaryMode::Text {
             return None;
         }
-        if !later.iter().all(pure_exclude) {
+        // Under the log rule the first stage decides whether the file is
+        // binary, and the later stages read its output as text; a later
+        // `--binary-files=binary` stage would see NULs in a pipe.
+        let same_rule = |a: &Args| a.binary == BinaryMode::Log || first.binary == BinaryMode::Grep;
+        if !later.iter().all(|a| pure_exclude(a) && same_rule(a)) {
             return None;
         }
     }
@@ -604,13 +608,17 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
                 args::ColorWhen::Never
             };
         }
-        let a = &a;
         let input = if i == 0 {
             stdin_for_stage0(&stdin)
         } else {
             Stdin::Bytes(std::mem::take(&mut data))
         };
-        if i > 0 && a.binary != BinaryMode::Text {
+        if i > 0 && a.binary.is_log() {
+            // The log rule: what the first stage printed is text.
+            a.binary = BinaryMode::Text;
+        }
+        let a = &a;
+        if i > 0 && a.binary == BinaryMode::Grep {
             if let Stdin::Bytes(b) = &input {
                 if memchr::memchr(0, b).is_some() {
                     say!(

@@ -20,6 +20,40 @@ pub struct Hit {
     pub end: usize,
 }
 
+/// The NUL bytes of a scanned range: where the first is and how many.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nuls {
+    /// Offset of the first NUL byte.
+    pub first: usize,
+    /// How many NUL bytes there are.
+    pub count: u64,
+}
+
+impl Nuls {
+    /// The NUL bytes of `hay[a..b]`; `None` when there are none. Costs one
+    /// `memchr` pass where there are none.
+    pub fn of(hay: &[u8], a: usize, b: usize) -> Option<Nuls> {
+        let i = memchr(0, &hay[a..b])?;
+        let rest = hay[a + i + 1..b].iter().filter(|&&c| c == 0).count() as u64;
+        Some(Nuls {
+            first: a + i,
+            count: 1 + rest,
+        })
+    }
+
+    /// Both reports together (of disjoint ranges).
+    pub fn merge(a: Option<Nuls>, b: Option<Nuls>) -> Option<Nuls> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(Nuls {
+                first: x.first.min(y.first),
+                count: x.count + y.count,
+            }),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+}
+
 /// How a scan splits its input.
 #[derive(Clone, Copy, Debug)]
 pub struct ScanConfig {
@@ -259,8 +293,8 @@ pub struct ChunkHits {
     pub newlines_before: Vec<u64>,
     /// With numbering: newlines in the whole chunk (when not truncated).
     pub newlines: u64,
-    /// With a NUL check: the first NUL byte of the chunk, if any.
-    pub first_nul: Option<usize>,
+    /// With a NUL check: the chunk's NUL bytes, if any.
+    pub nuls: Option<Nuls>,
 }
 
 /// Scan `[start, end)` forwards in ordered batches of parallel chunks, giving
@@ -313,7 +347,7 @@ pub fn forward_batches(
     forward_batches_checked(q, hay, start, end, cfg, limit, number, false, consume)
 }
 
-/// [`forward_batches`], also looking for the first NUL byte of each chunk
+/// [`forward_batches`], also counting the NUL bytes of each chunk
 /// (`nul_check`) while the chunk is in cache: one pass over memory where a
 /// separate NUL check would make two.
 #[allow(clippy::too_many_arguments)]
@@ -338,11 +372,7 @@ pub fn forward_batches_checked(
     };
     let size = cfg.chunk_size.max(1);
     let run = |&(a, b): &(usize, usize)| {
-        let first_nul = if nul_check {
-            memchr(0, &hay[a..b]).map(|i| a + i)
-        } else {
-            None
-        };
+        let nuls = if nul_check { Nuls::of(hay, a, b) } else { None };
         let mut hits = Vec::new();
         let mut truncated = false;
         scan_region(q, hay, a, b, &mut |h| {
@@ -370,7 +400,7 @@ pub fn forward_batches_checked(
             truncated,
             newlines_before,
             newlines,
-            first_nul,
+            nuls,
         }
     };
     let mut s = start;
@@ -411,6 +441,31 @@ pub fn tail(
     tail_then(q, hay, start, end, need, cfg, weight, &|_, _| {})
 }
 
+/// The last lines of one chunk that can matter, with their weights.
+type Kept = VecDeque<(Hit, usize)>;
+
+/// What a backward tail scan found.
+#[derive(Debug)]
+pub struct TailHits {
+    /// The last selected lines, in file order.
+    pub hits: Vec<Hit>,
+    /// The lowest offset scanned.
+    pub low: usize,
+    /// With a NUL check: the NUL bytes of `[low, end)`.
+    pub nuls: Option<Nuls>,
+}
+
+/// Callbacks of a tail scan over a file mapping: `ahead(a, b)` before the
+/// batch before `[a, b)` is scanned (to start reading it from disk while
+/// the current batch is scanned: readahead only works forwards), `done(a,
+/// b)` after `[a, b)` was scanned (to release its pages).
+pub struct TailHooks<'a> {
+    /// The range the next batch will scan.
+    pub ahead: &'a (dyn Fn(usize, usize) + Sync),
+    /// A range that was scanned.
+    pub done: &'a (dyn Fn(usize, usize) + Sync),
+}
+
 /// [`tail`], calling `done(a, b)` for each range scanned (to release its pages).
 #[allow(clippy::too_many_arguments)]
 pub fn tail_then(
@@ -423,13 +478,16 @@ pub fn tail_then(
     weight: &(dyn Fn(Hit) -> usize + Sync),
     done: &(dyn Fn(usize, usize) + Sync),
 ) -> (Vec<Hit>, usize) {
-    let (hits, low, _) = tail_checked(q, hay, start, end, need, cfg, weight, done, false);
-    (hits, low)
+    let hooks = TailHooks {
+        ahead: &|_, _| {},
+        done,
+    };
+    let t = tail_checked(q, hay, start, end, need, cfg, weight, &hooks, false);
+    (t.hits, t.low)
 }
 
-/// [`tail_then`], also looking for NUL bytes in every chunk it scans
-/// (`nul_check`) while the chunk is in cache. Returns the hits, the lowest
-/// offset scanned and the first NUL byte in `[lowest, end)`, if any.
+/// [`tail_then`] with read-ahead hooks, also counting NUL bytes in every
+/// chunk it scans (`nul_check`) while the chunk is in cache.
 #[allow(clippy::too_many_arguments)]
 pub fn tail_checked(
     q: &Query,
@@ -439,10 +497,10 @@ pub fn tail_checked(
     need: usize,
     cfg: &ScanConfig,
     weight: &(dyn Fn(Hit) -> usize + Sync),
-    done: &(dyn Fn(usize, usize) + Sync),
+    hooks: &TailHooks<'_>,
     nul_check: bool,
-) -> (Vec<Hit>, usize, Option<usize>) {
-    let first_nul = std::sync::atomic::AtomicUsize::new(usize::MAX);
+) -> TailHits {
+    let mut nuls: Option<Nuls> = None;
     let mut kept: VecDeque<Hit> = VecDeque::new();
     let mut have = 0usize;
     let mut size = cfg.tail_start.max(1);
@@ -453,7 +511,17 @@ pub fn tail_checked(
     } else {
         1
     };
+    // The batch sizes are known in advance, so the next batch's range is
+    // too: it is handed to `ahead` while this one is scanned.
+    let batch_span = |size: usize| size.saturating_mul(threads);
+    (hooks.ahead)(end.saturating_sub(batch_span(size)).max(start), end);
     while cur > start && have < need {
+        let next = (size * 2).min(max_size);
+        (hooks.ahead)(
+            cur.saturating_sub(batch_span(size) + batch_span(next))
+                .max(start),
+            cur.saturating_sub(batch_span(size)).max(start),
+        );
         // Up to `threads` chunks, last to first.
         let mut ranges = Vec::new();
         for _ in 0..threads {
@@ -465,11 +533,7 @@ pub fn tail_checked(
             cur = s;
         }
         let run = |&(a, b): &(usize, usize)| {
-            if nul_check {
-                if let Some(i) = memchr(0, &hay[a..b]) {
-                    first_nul.fetch_min(a + i, std::sync::atomic::Ordering::Relaxed);
-                }
-            }
+            let z = if nul_check { Nuls::of(hay, a, b) } else { None };
             // Keep only the last lines of this chunk that can matter.
             let mut ring: VecDeque<(Hit, usize)> = VecDeque::new();
             let mut w = 0usize;
@@ -487,15 +551,16 @@ pub fn tail_checked(
                 }
                 true
             });
-            ring
+            (ring, z)
         };
-        let results: Vec<VecDeque<(Hit, usize)>> = if cfg.parallel && ranges.len() > 1 {
+        let results: Vec<(Kept, Option<Nuls>)> = if cfg.parallel && ranges.len() > 1 {
             ranges.par_iter().map(run).collect()
         } else {
             ranges.iter().map(run).collect()
         };
         // ranges[0] is the last chunk of the file.
-        for ring in results {
+        for (ring, z) in results {
+            nuls = Nuls::merge(nuls, z);
             for (h, hw) in ring.into_iter().rev() {
                 if have >= need {
                     break;
@@ -505,10 +570,13 @@ pub fn tail_checked(
             }
         }
         if let (Some(first), Some(last)) = (ranges.last(), ranges.first()) {
-            done(first.0, last.1);
+            (hooks.done)(first.0, last.1);
         }
-        size = (size * 2).min(max_size);
+        size = next;
     }
-    let z = first_nul.into_inner();
-    (kept.into(), cur, (z != usize::MAX).then_some(z))
+    TailHits {
+        hits: kept.into(),
+        low: cur,
+        nuls,
+    }
 }

@@ -164,3 +164,41 @@ pub fn floor_pass(map: &[u8], threads: usize) -> (f64, u64) {
     });
     (t0.elapsed().as_secs_f64(), n)
 }
+
+/// Drop `path` from the page cache (`POSIX_FADV_DONTNEED`, after flushing
+/// it, since dirty pages stay), so that the next run reads it from disk.
+pub fn evict(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    let f = std::fs::File::open(path)?;
+    f.sync_data()?;
+    // SAFETY: fadvise on an open descriptor only changes page-cache state.
+    let r = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if r != 0 {
+        return Err(std::io::Error::from_raw_os_error(r));
+    }
+    Ok(())
+}
+
+/// How many of `path`'s pages are in the page cache, and how many it has
+/// (`mincore` over a mapping of it).
+pub fn residency(path: &std::path::Path) -> std::io::Result<(u64, u64)> {
+    let f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len() as usize;
+    if len == 0 {
+        return Ok((0, 0));
+    }
+    // SAFETY: the benchmark's own data file, mapped read-only and only
+    // passed to mincore, never read.
+    let map = unsafe { memmap2::Mmap::map(&f)? };
+    let page = 4096usize;
+    let pages = len.div_ceil(page);
+    let mut vec = vec![0u8; pages];
+    // SAFETY: `map` is a live mapping of `len` bytes; `vec` has one byte
+    // per page of it, as mincore requires.
+    let r = unsafe { libc::mincore(map.as_ptr() as *mut libc::c_void, len, vec.as_mut_ptr()) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let resident = vec.iter().filter(|&&b| b & 1 == 1).count() as u64;
+    Ok((resident, pages as u64))
+}

@@ -1,23 +1,47 @@
 //! Searching one input: the text part (mapped, parallel, forwards or from
 //! the end) and the binary part (grep's quiet NUL-splitting mode), with
 //! line numbers and byte offsets. The CLI and the library API share this.
+//!
+//! Where the text part ends is decided once per input, by [`text_end`]:
+//! under the default [`BinaryMode::Log`] an input is binary when grep's
+//! first read (96 KiB) holds a NUL byte, and later NUL bytes are ordinary
+//! bytes of a log; [`BinaryMode::Grep`] reproduces GNU grep exactly
+//! (module [`gnu`]).
+
+pub mod gnu;
 
 use crate::query::Query;
-use crate::scan::{self, binary, Hit, ScanConfig};
+use crate::scan::{self, binary, Hit, Nuls, ScanConfig};
+use crate::source::GREP_READ;
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
 /// How files containing NUL bytes are treated (grep's `--binary-files`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum BinaryMode {
-    /// Print text lines up to the first buffer with a NUL, then say
-    /// "binary file matches" (grep's default).
+    /// Logs are text: an input is binary only when grep's first read (its
+    /// first 96 KiB) holds a NUL byte, and is then treated exactly as grep
+    /// treats it; NUL bytes after that are ordinary bytes (as with `-a`)
+    /// and reported in [`Outcome::nuls`]. The default.
     #[default]
-    Binary,
-    /// Treat every file as text (`-a`).
+    Log,
+    /// GNU grep's behaviour exactly (`--binary-files=binary`): text lines
+    /// up to the read buffer holding the first NUL byte, then quiet
+    /// matching with "binary file matches"; refused where grep's answer
+    /// depends on its buffer layout.
+    Grep,
+    /// Treat every input as text (`-a`).
     Text,
-    /// Like `Binary`, but a binary file never counts as matching (`-I`).
+    /// Like `Log`, but a binary input never counts as matching (`-I`).
     WithoutMatch,
+}
+
+impl BinaryMode {
+    /// Whether NUL bytes after the first read are searched as text and
+    /// reported (the modes that follow the log rule).
+    pub fn is_log(self) -> bool {
+        matches!(self, BinaryMode::Log | BinaryMode::WithoutMatch)
+    }
 }
 
 /// Options for searching one input.
@@ -85,6 +109,13 @@ pub struct Outcome {
     /// Bytes of the input the search read (the NUL check and the pattern
     /// scan; overlapping parts counted once): what `--stats` reports.
     pub scanned: u64,
+    /// Under the log rule: the NUL bytes of the text part that the search
+    /// read (GNU grep would have stopped printing at the first).
+    pub nuls: Option<Nuls>,
+    /// A binary input that starts with this many NUL bytes and continues
+    /// as text: typically a log truncated under a writer that does not use
+    /// `O_APPEND` (the hole reads as NULs). `-a` searches it.
+    pub leading_nuls: Option<u64>,
 }
 
 /// The search could not be done exactly.
@@ -129,83 +160,83 @@ impl From<io::Error> for SearchError {
     }
 }
 
-/// Where grep's text part ends, given the first NUL byte at `z`. Where it
-/// depends on grep's buffer alignment (read boundaries drift apart), every
-/// possible end gives the same answer when no line `q` selects starts in the
-/// uncertain range: then its start is taken; otherwise no exact answer exists.
-fn text_end_at(q: &Query, hay: &[u8], z: usize) -> Result<usize, SearchError> {
-    let (lo, hi) = binary::text_end_range(hay, z).ok_or(SearchError::AmbiguousBinary)?;
-    if lo == hi {
-        return Ok(lo);
-    }
-    let mut selected = false;
-    scan::scan_region(q, hay, lo, hi, &mut |_| {
-        selected = true;
-        false
-    });
-    if selected {
-        Err(SearchError::AmbiguousBinary)
-    } else {
-        Ok(lo)
-    }
-}
-
-/// How far the NUL check read, given the text end `l` it found.
-fn nul_reach(hay: &[u8], has_holes: bool, opts: &SearchOptions, l: usize) -> usize {
-    if opts.binary == BinaryMode::Text || has_holes {
-        0
-    } else if l == hay.len() {
-        hay.len()
-    } else {
-        l + memchr::memchr(0, &hay[l..]).map_or(hay.len() - l, |i| i + 1)
-    }
-}
-
-/// Where a scan of a whole input stops being text.
-fn text_end(
+/// Where the text part of a whole input ends, by `opts.binary`'s rule:
+/// `hay.len()` when the input is text, 0 when it is binary by the log rule,
+/// grep's exact text end under [`BinaryMode::Grep`].
+pub fn text_end(
     q: &Query,
     hay: &[u8],
     has_holes: bool,
     opts: &SearchOptions,
 ) -> Result<usize, SearchError> {
-    text_end_counting(q, hay, has_holes, opts, false).map(|(l, _)| l)
+    match opts.binary {
+        BinaryMode::Text => Ok(hay.len()),
+        BinaryMode::Log | BinaryMode::WithoutMatch => {
+            Ok(if is_binary_log(hay) { 0 } else { hay.len() })
+        }
+        BinaryMode::Grep => gnu::text_end(q, hay, has_holes, opts, false).map(|(l, _)| l),
+    }
 }
 
-/// [`text_end`], with per-piece newline counts (see
-/// [`scan::first_nul_counting`]) when `count` is set and the file was read.
-fn text_end_counting(
-    q: &Query,
-    hay: &[u8],
-    has_holes: bool,
-    opts: &SearchOptions,
-    count: bool,
-) -> Result<(usize, Option<Vec<u64>>), SearchError> {
-    if opts.binary == BinaryMode::Text {
-        return Ok((hay.len(), None));
+/// The log rule: binary when grep's first read holds a NUL byte (a hole
+/// there reads as NUL bytes too).
+pub fn is_binary_log(hay: &[u8]) -> bool {
+    memchr::memchr(0, &hay[..hay.len().min(GREP_READ)]).is_some()
+}
+
+/// For a binary input that starts with NUL bytes: how many, when what
+/// follows them looks like text lines (no NUL in the next 4 KiB, a newline
+/// there, and mostly printable bytes).
+pub fn leading_nul_run(hay: &[u8]) -> Option<u64> {
+    if hay.first() != Some(&0) {
+        return None;
     }
-    if has_holes {
-        return Ok((0, None));
+    let k = hay.iter().position(|&b| b != 0)?;
+    let after = &hay[k..hay.len().min(k + 4096)];
+    let printable = after
+        .iter()
+        .filter(|&&b| b >= 0x20 || b == b'\n' || b == b'\t' || b == b'\r')
+        .count();
+    let text = memchr::memchr(0, after).is_none()
+        && memchr::memchr(b'\n', after).is_some()
+        && printable * 100 >= after.len() * 95;
+    text.then_some(k as u64)
+}
+
+/// How far the log rule's check read: grep's first read.
+fn first_read(hay: &[u8]) -> usize {
+    hay.len().min(GREP_READ)
+}
+
+/// The bytes the binary decision read, given the text end `l` it found.
+fn check_range(hay: &[u8], has_holes: bool, opts: &SearchOptions, l: usize) -> (usize, usize) {
+    match opts.binary {
+        BinaryMode::Text => (0, 0),
+        BinaryMode::Log | BinaryMode::WithoutMatch => (0, first_read(hay)),
+        BinaryMode::Grep => (0, gnu::nul_reach(hay, has_holes, opts, l)),
     }
-    let release = |a: usize, b: usize| {
-        if opts.mapped {
-            // SAFETY: `mapped` is only set by `for_input` for
-            // `Bytes::Mapped`, a private read-only file mapping.
-            unsafe { crate::source::release_pages(hay, a, b) }
+}
+
+/// What an input that is binary by the log rule gets said about it.
+fn binary_notes(hay: &[u8], opts: &SearchOptions, l: usize, out: &mut Outcome) {
+    if opts.binary.is_log() && l < hay.len() {
+        out.leading_nuls = leading_nul_run(hay);
+    }
+}
+
+/// The length of the union of byte ranges.
+fn union_len(mut ranges: Vec<(usize, usize)>) -> u64 {
+    ranges.retain(|r| r.1 > r.0);
+    ranges.sort_unstable();
+    let (mut total, mut reach) = (0usize, 0usize);
+    for (a, b) in ranges {
+        let a = a.max(reach);
+        if b > a {
+            total += b - a;
+            reach = b;
         }
-    };
-    let (z, counts) = if count {
-        let (z, c) = scan::first_nul_counting(hay, opts.scan.parallel, &release);
-        (z, Some(c))
-    } else {
-        (scan::first_nul(hay, opts.scan.parallel, &release), None)
-    };
-    if opts.shrank() {
-        return Err(SearchError::Shrank);
     }
-    match z {
-        None => Ok((hay.len(), counts)),
-        Some(z) => text_end_at(q, hay, z).map(|l| (l, counts)),
-    }
+    total as u64
 }
 
 /// Tracks line numbers of increasing offsets.
@@ -244,6 +275,7 @@ pub fn search_forward(
         is_binary: l < hay.len(),
         ..Outcome::default()
     };
+    binary_notes(hay, opts, l, &mut out);
     let max = opts.max_count.unwrap_or(u64::MAX);
     if max == 0 {
         return Ok(out);
@@ -251,6 +283,7 @@ pub fn search_forward(
     let mut stopped = false;
     let mut shrank = false;
     let mut released_to = 0usize;
+    let mut nuls = None;
     // One line buffer, refilled for every hit: no allocation per line.
     let mut line = Line {
         bytes: Vec::new(),
@@ -261,20 +294,14 @@ pub fn search_forward(
     let mut base = 0u64; // newlines before the current chunk
     let number_on = opts.line_numbers;
     let mut reach = 0usize;
-    scan::forward_with(
-        q,
-        hay,
-        0,
-        l,
-        &opts.scan,
-        Some(remaining),
-        number_on,
-        &mut |chunk| {
+    let mut each = |chunk: scan::ChunkHits| {
+        {
             if opts.shrank() {
                 // Pages of this chunk may have read as zeros: print nothing more.
                 shrank = true;
                 return false;
             }
+            nuls = Nuls::merge(nuls, chunk.nuls);
             for (i, h) in chunk.hits.iter().copied().enumerate() {
                 line.number = if number_on {
                     base + chunk.newlines_before[i] + 1
@@ -311,9 +338,21 @@ pub fn search_forward(
             base += chunk.newlines;
             reach = chunk.range.1;
             true
-        },
+        }
+    };
+    scan::forward_batches_checked(
+        q,
+        hay,
+        0,
+        l,
+        &opts.scan,
+        Some(remaining),
+        number_on,
+        opts.binary.is_log(),
+        &mut |batch| batch.into_iter().all(&mut each),
     );
-    out.scanned = reach.max(nul_reach(hay, has_holes, opts, l)) as u64;
+    out.nuls = nuls;
+    out.scanned = union_len(vec![(0, reach), check_range(hay, has_holes, opts, l)]);
     if !stopped && !shrank && out.selected < max && l < hay.len() {
         binary_part(q, hay, l, opts, max, count_binary, &mut out);
         out.scanned = hay.len() as u64;
@@ -362,6 +401,7 @@ pub fn search_forward_context(
         is_binary: l < hay.len(),
         ..Outcome::default()
     };
+    binary_notes(hay, opts, l, &mut out);
     let max = opts.max_count.unwrap_or(u64::MAX);
     if max == 0 {
         return Ok(out);
@@ -388,19 +428,14 @@ pub fn search_forward_context(
     let mut base = range.newlines_before;
     let number_on = opts.line_numbers;
     let mut buf: Vec<u8> = Vec::new();
-    scan::forward_with(
-        q,
-        hay,
-        range.from,
-        l,
-        &opts.scan,
-        usize::try_from(max).ok(),
-        number_on,
-        &mut |chunk| {
+    let mut nuls = None;
+    let mut each = |chunk: scan::ChunkHits| {
+        {
             if opts.shrank() {
                 shrank = true;
                 return false;
             }
+            nuls = Nuls::merge(nuls, chunk.nuls);
             for (i, h) in chunk.hits.iter().copied().enumerate() {
                 let number = if number_on {
                     base + chunk.newlines_before[i] + 1
@@ -435,9 +470,25 @@ pub fn search_forward_context(
             base += chunk.newlines;
             reach = chunk.range.1;
             true
-        },
+        }
+    };
+    scan::forward_batches_checked(
+        q,
+        hay,
+        range.from,
+        l,
+        &opts.scan,
+        usize::try_from(max).ok(),
+        number_on,
+        opts.binary.is_log(),
+        &mut |batch| batch.into_iter().all(&mut each),
     );
-    out.scanned = (reach.saturating_sub(range.from)).max(nul_reach(hay, has_holes, opts, l)) as u64;
+    out.nuls = nuls;
+    let checked = match range.text_end {
+        Some(_) => (0, 0), // the caller decided (and counts) it
+        None => check_range(hay, has_holes, opts, l),
+    };
+    out.scanned = union_len(vec![(range.from, reach), checked]);
     if shrank || opts.shrank() {
         return Err(SearchError::Shrank);
     }
@@ -462,47 +513,43 @@ pub fn search_forward_context(
     Ok(out)
 }
 
-/// Count the selected lines of `hay` as `grep -c` does, checking for NUL
-/// bytes chunk by chunk during the scan instead of in a separate pass over
-/// the whole input first (same answer as [`search_forward`] with
-/// `count_binary`, one pass over memory instead of two).
+/// Count the selected lines of `hay` as `grep -c` does: the text part's
+/// selected lines, chunk by chunk in parallel, then the binary part's.
 pub fn count_forward(
     q: &Query,
     hay: &[u8],
     has_holes: bool,
     opts: &SearchOptions,
 ) -> Result<Outcome, SearchError> {
-    if opts.binary == BinaryMode::Text || has_holes || opts.max_count.is_some() {
+    if opts.max_count.is_some() {
         return search_forward(q, hay, has_holes, opts, &mut |_, _| true, true);
     }
-    let mut out = Outcome::default();
-    let mut total = 0u64;
-    let mut counted_to = 0usize; // every chunk before this was counted
-    let mut z: Option<usize> = None;
+    let l = text_end(q, hay, has_holes, opts)?;
+    let mut out = Outcome {
+        is_binary: l < hay.len(),
+        ..Outcome::default()
+    };
+    binary_notes(hay, opts, l, &mut out);
     let mut released_to = 0usize;
     scan::forward_batches_checked(
         q,
         hay,
         0,
-        hay.len(),
+        l,
         &opts.scan,
         None,
         false,
-        true,
+        opts.binary.is_log(),
         &mut |batch| {
             for c in &batch {
-                if let Some(n) = c.first_nul {
-                    z = Some(n);
-                    return false;
-                }
-                total += c.hits.len() as u64;
-                counted_to = c.range.1;
+                out.nuls = Nuls::merge(out.nuls, c.nuls);
+                out.selected += c.hits.len() as u64;
             }
-            if opts.mapped && counted_to > released_to {
+            if let (true, Some(c)) = (opts.mapped, batch.last()) {
                 // SAFETY: `mapped` is only set by `for_input` for a private
                 // read-only file mapping; released pages read back the file.
-                unsafe { crate::source::release_pages(hay, released_to, counted_to) };
-                released_to = counted_to;
+                unsafe { crate::source::release_pages(hay, released_to, c.range.1) };
+                released_to = c.range.1;
             }
             true
         },
@@ -510,36 +557,11 @@ pub fn count_forward(
     if opts.shrank() {
         return Err(SearchError::Shrank);
     }
-    let Some(z) = z else {
-        out.selected = total;
-        out.reported = total;
+    out.reported = out.selected;
+    out.scanned = union_len(vec![(0, l), check_range(hay, has_holes, opts, l)]);
+    if l < hay.len() {
+        binary_part(q, hay, l, opts, u64::MAX, true, &mut out);
         out.scanned = hay.len() as u64;
-        return Ok(out);
-    };
-    // grep stops treating the input as text at `l`, before the NUL.
-    let l = text_end_at(q, hay, z)?;
-    let mut fix = 0u64;
-    let (a, b) = if l >= counted_to {
-        (counted_to, l)
-    } else {
-        (l, counted_to)
-    };
-    scan::scan_region(q, hay, a, b, &mut |_| {
-        fix += 1;
-        true
-    });
-    total = if l >= counted_to {
-        total + fix
-    } else {
-        total - fix
-    };
-    out.selected = total;
-    out.reported = total;
-    out.is_binary = true;
-    binary_part(q, hay, l, opts, u64::MAX, true, &mut out);
-    out.scanned = hay.len() as u64;
-    if opts.shrank() {
-        return Err(SearchError::Shrank);
     }
     Ok(out)
 }
@@ -560,150 +582,55 @@ pub fn search_forward_bulk(
     format: &LineFormat<'_>,
     sink: &mut dyn FnMut(&[u8]) -> bool,
 ) -> Result<Outcome, SearchError> {
-    let mut out = Outcome::default();
+    let l = text_end(q, hay, has_holes, opts)?;
+    let mut out = Outcome {
+        is_binary: l < hay.len(),
+        ..Outcome::default()
+    };
+    binary_notes(hay, opts, l, &mut out);
     let mut released_to = 0usize;
     let mut stopped = false;
-    let l;
-    let mut from = 0usize; // where the direct (unheld) scan starts
-    let mut base = 0u64; // newlines before `from`
-    if opts.binary == BinaryMode::Text || has_holes {
-        l = text_end(q, hay, has_holes, opts)?;
-    } else {
-        // Scan and look for NUL bytes in one pass, holding the formatted
-        // output back: grep stops printing up to a read buffer (or a long
-        // line) before its first NUL, so nothing may be written before that
-        // point is known. Past HOLD bytes of held output, the rest of the
-        // file is checked for NULs first, as the plain path does.
-        const HOLD: usize = 32 << 20;
-        let mut held: Vec<(scan::ChunkHits, u64, Vec<u8>)> = Vec::new();
-        let (mut held_bytes, mut frontier, mut nul, mut over) = (0usize, 0usize, None, false);
-        bulk_chunks(
-            q,
-            hay,
-            0,
-            hay.len(),
-            0,
-            opts,
-            true,
-            format,
-            &mut released_to,
-            &mut |c, b0, buf| {
-                if let Some(z) = c.first_nul {
-                    nul = Some(z);
-                    return false;
-                }
-                held_bytes += buf.len() + c.hits.len() * 16;
-                frontier = c.range.1;
-                base = b0 + c.newlines;
-                held.push((c, b0, buf));
-                if held_bytes > HOLD {
-                    over = true;
-                    return false;
-                }
-                true
-            },
-        )?;
-        let z = match nul {
-            Some(z) => Some(z),
-            None if over => {
-                let release = |a: usize, b: usize| {
-                    if opts.mapped {
-                        // SAFETY: `mapped` is only set by `for_input` for a
-                        // private read-only file mapping.
-                        unsafe { crate::source::release_pages(hay, frontier + a, frontier + b) }
-                    }
-                };
-                scan::first_nul(&hay[frontier..], opts.scan.parallel, &release)
-                    .map(|i| frontier + i)
-            }
-            None => None,
-        };
-        if opts.shrank() {
-            return Err(SearchError::Shrank);
-        }
-        l = match z {
-            Some(z) => text_end_at(q, hay, z)?,
-            None => hay.len(),
-        };
-        // Write what grep prints of the held output: the lines before `l`.
-        for (c, b0, buf) in held {
-            if stopped || c.range.0 >= l {
-                break;
-            }
-            let (n, part) = if c.range.1 <= l {
-                (c.hits.len(), buf)
-            } else {
-                let mut part = Vec::new();
-                let mut n = 0;
-                for (i, h) in c.hits.iter().enumerate().take_while(|(_, h)| h.start < l) {
-                    let num = if opts.line_numbers {
-                        b0 + c.newlines_before[i] + 1
-                    } else {
-                        0
-                    };
-                    format(&mut part, &hay[h.start..h.end], num, h.start as u64);
-                    n += 1;
-                }
-                (n, part)
-            };
-            out.selected += n as u64;
-            out.reported += n as u64;
-            if !part.is_empty() && !sink(&part) {
+    bulk_chunks(
+        q,
+        hay,
+        (0, l),
+        opts,
+        format,
+        &mut released_to,
+        &mut |c, buf| {
+            out.nuls = Nuls::merge(out.nuls, c.nuls);
+            out.selected += c.hits.len() as u64;
+            out.reported += c.hits.len() as u64;
+            if !buf.is_empty() && !sink(&buf) {
                 stopped = true;
+                return false;
             }
-        }
-        // The rest of the text part (when the hold ended before it).
-        from = frontier;
-    }
-    out.is_binary = l < hay.len();
-    if !stopped && from < l {
-        bulk_chunks(
-            q,
-            hay,
-            from,
-            l,
-            base,
-            opts,
-            false,
-            format,
-            &mut released_to,
-            &mut |c, _, buf| {
-                out.selected += c.hits.len() as u64;
-                out.reported += c.hits.len() as u64;
-                if !buf.is_empty() && !sink(&buf) {
-                    stopped = true;
-                    return false;
-                }
-                true
-            },
-        )?;
-    }
-    out.scanned = hay.len() as u64;
+            true
+        },
+    )?;
+    out.scanned = union_len(vec![(0, l), check_range(hay, has_holes, opts, l)]);
     if !stopped && l < hay.len() {
         binary_part(q, hay, l, opts, u64::MAX, false, &mut out);
+        out.scanned = hay.len() as u64;
     }
     Ok(out)
 }
 
-/// Scan `[start, end)` in parallel batches, format each chunk's selected
-/// lines in parallel (line numbers continue from `base` newlines), and hand
-/// chunks to `each(chunk, newlines before it, formatted)` in file order
+/// Scan `range` in parallel batches, format each chunk's selected lines in
+/// parallel, and hand chunks to `each(chunk, formatted)` in file order
 /// until it returns false. Pages behind the scan are released.
-#[allow(clippy::too_many_arguments)]
 fn bulk_chunks(
     q: &Query,
     hay: &[u8],
-    start: usize,
-    end: usize,
-    mut base: u64,
+    (start, end): (usize, usize),
     opts: &SearchOptions,
-    nul_check: bool,
     format: &LineFormat<'_>,
     released_to: &mut usize,
-    each: &mut dyn FnMut(scan::ChunkHits, u64, Vec<u8>) -> bool,
+    each: &mut dyn FnMut(scan::ChunkHits, Vec<u8>) -> bool,
 ) -> Result<(), SearchError> {
     use rayon::prelude::*;
     let number_on = opts.line_numbers;
+    let mut base = 0u64; // newlines before the batch
     let mut shrank = false;
     scan::forward_batches_checked(
         q,
@@ -713,7 +640,7 @@ fn bulk_chunks(
         &opts.scan,
         None,
         number_on,
-        nul_check,
+        opts.binary.is_log(),
         &mut |batch| {
             let mut bases = Vec::with_capacity(batch.len());
             for c in &batch {
@@ -722,9 +649,6 @@ fn bulk_chunks(
             }
             let render = |(c, b0): (&scan::ChunkHits, &u64)| {
                 let mut buf = Vec::new();
-                if c.first_nul.is_some() {
-                    return buf; // the caller decides what of it grep prints
-                }
                 for (i, h) in c.hits.iter().enumerate() {
                     let n = if number_on {
                         b0 + c.newlines_before[i] + 1
@@ -746,8 +670,8 @@ fn bulk_chunks(
                 return false;
             }
             let last_end = batch.last().map(|c| c.range.1);
-            for ((c, buf), b0) in batch.into_iter().zip(bufs).zip(bases) {
-                if !each(c, b0, buf) {
+            for (c, buf) in batch.into_iter().zip(bufs) {
+                if !each(c, buf) {
                     return false;
                 }
             }
@@ -816,89 +740,83 @@ pub fn search_tail_text(
             unsafe { crate::source::release_pages(hay, a, b) }
         }
     };
-    // Without -n or -m, the tail scan looks for NUL bytes in the chunks it
-    // reads and the NUL check covers only the part before them: one pass
-    // over the file where the tail has to read it all (nothing selected
-    // near the end), instead of two.
-    let fused = opts.binary != BinaryMode::Text
-        && !has_holes
-        && !opts.line_numbers
-        && opts.max_count.is_none();
-    let mut pre: Option<(Vec<Hit>, usize)> = None;
-    let (l, piece_newlines) = if fused {
-        let (hits, low, seen) =
-            scan::tail_checked(q, hay, 0, hay.len(), need, &opts.scan, &w, &release, true);
-        let before = scan::first_nul(&hay[..low], opts.scan.parallel, &release);
-        if opts.shrank() {
-            return Err(SearchError::Shrank);
-        }
-        match before.or(seen) {
-            None => {
-                pre = Some((hits, low));
-                (hay.len(), None)
-            }
-            Some(z) => (text_end_at(q, hay, z)?, None),
-        }
-    } else {
-        text_end_counting(q, hay, has_holes, opts, opts.line_numbers)?
+    // A cold file is read backwards: ask for each batch before it is needed.
+    let ahead = |a: usize, b: usize| crate::source::prefetch(hay, a, b);
+    let (l, piece_newlines) = match opts.binary {
+        BinaryMode::Grep => gnu::text_end(q, hay, has_holes, opts, opts.line_numbers)?,
+        _ => (text_end(q, hay, has_holes, opts)?, None),
     };
     let mut out = Outcome {
         is_binary: l < hay.len(),
         ..Outcome::default()
     };
-    // Where the backward scan stopped (the -m path reads forwards from 0).
-    let mut tail_low = 0usize;
+    binary_notes(hay, opts, l, &mut out);
+    // What was read: the binary decision, the scan, the newline count.
+    let mut read = vec![check_range(hay, has_holes, opts, l)];
     let hits: Vec<Hit> = if let Some(max) = opts.max_count {
         // -m counts from the start of the file: the first `max`, then their tail.
         let mut first: VecDeque<(Hit, usize)> = VecDeque::new();
         let mut total = 0usize;
         let mut seen = 0u64;
+        let mut reach = 0usize;
         if max > 0 {
-            scan::forward(
+            scan::forward_batches_checked(
                 q,
                 hay,
                 0,
                 l,
                 &opts.scan,
                 usize::try_from(max).ok(),
-                &mut |chunk| {
-                    for h in chunk.hits {
-                        let hw = w(h);
-                        first.push_back((h, hw));
-                        total += hw;
-                        seen += 1;
-                        while let Some(&(_, fw)) = first.front() {
-                            if total - fw >= need {
-                                total -= fw;
-                                first.pop_front();
-                            } else {
-                                break;
+                false,
+                opts.binary.is_log(),
+                &mut |batch| {
+                    for chunk in batch {
+                        out.nuls = Nuls::merge(out.nuls, chunk.nuls);
+                        reach = chunk.range.1;
+                        for h in chunk.hits {
+                            let hw = w(h);
+                            first.push_back((h, hw));
+                            total += hw;
+                            seen += 1;
+                            while let Some(&(_, fw)) = first.front() {
+                                if total - fw >= need {
+                                    total -= fw;
+                                    first.pop_front();
+                                } else {
+                                    break;
+                                }
                             }
-                        }
-                        if seen >= max {
-                            return false;
+                            if seen >= max {
+                                return false;
+                            }
                         }
                     }
                     true
                 },
             );
         }
+        read.push((0, reach));
         first.into_iter().map(|(h, _)| h).collect()
-    } else if let Some((hits, lowest)) = pre {
-        tail_low = lowest;
-        hits
     } else {
-        let (hits, lowest) = scan::tail_then(q, hay, 0, l, need, &opts.scan, &w, &release);
-        tail_low = lowest;
-        hits
+        let hooks = scan::TailHooks {
+            ahead: &ahead,
+            done: &release,
+        };
+        let t = scan::tail_checked(
+            q,
+            hay,
+            0,
+            l,
+            need,
+            &opts.scan,
+            &w,
+            &hooks,
+            opts.binary.is_log(),
+        );
+        out.nuls = t.nuls;
+        read.push((t.low, l));
+        t.hits
     };
-    let nr = nul_reach(hay, has_holes, opts, l);
-    // The NUL check read [0, nr), the tail scan [tail_low, l).
-    out.scanned = if tail_low <= nr {
-        nr.max(l)
-    } else {
-        nr + (l - tail_low)
-    } as u64;
     if opts.shrank() {
         return Err(SearchError::Shrank);
     }
@@ -910,13 +828,6 @@ pub fn search_tail_text(
             n: 0,
         };
         if opts.line_numbers {
-            let release = |a: usize, b: usize| {
-                if opts.mapped {
-                    // SAFETY: `mapped` is only set by `for_input` for a
-                    // private read-only file mapping.
-                    unsafe { crate::source::release_pages(hay, a, b) }
-                }
-            };
             numberer.n = match &piece_newlines {
                 // The NUL check already counted whole pieces: count only
                 // the part of the last piece before the first line.
@@ -926,6 +837,7 @@ pub fn search_tail_text(
                         + scan::count_newlines(hay, k * scan::NUL_PIECE, first.start, false)
                 }
                 None => {
+                    read.push((0, first.start));
                     scan::count_newlines_then(hay, 0, first.start, opts.scan.parallel, &release)
                 }
             };
@@ -951,12 +863,64 @@ pub fn search_tail_text(
             false,
             &mut out,
         );
+        read.push((l, hay.len()));
     }
+    out.scanned = union_len(read);
     Ok((lines, out, l))
 }
 
 /// grep's read size on a stream.
-const STREAM_READ: usize = 96 * 1024;
+const STREAM_READ: usize = GREP_READ;
+
+/// The binary rule on a stream, applied read by read: under the log rule
+/// only grep's first read can make a stream binary (later NUL bytes are
+/// counted in [`Outcome::nuls`]); under [`BinaryMode::Grep`] any read can.
+struct StreamRule {
+    mode: BinaryMode,
+    binary: bool,
+    reads: u64,
+    /// Bytes read before the current read.
+    offset: u64,
+}
+
+impl StreamRule {
+    fn new(mode: BinaryMode) -> Self {
+        StreamRule {
+            mode,
+            binary: false,
+            reads: 0,
+            offset: 0,
+        }
+    }
+
+    /// Whether the stream is binary, now that the bytes `new` were read.
+    fn binary(&mut self, new: &[u8], out: &mut Outcome) -> bool {
+        let first = self.reads == 0;
+        let at = self.offset as usize;
+        self.reads += 1;
+        self.offset += new.len() as u64;
+        if self.binary {
+            return true;
+        }
+        let nul = memchr::memchr(0, new).is_some();
+        self.binary = match self.mode {
+            BinaryMode::Text => false,
+            BinaryMode::Grep => nul,
+            BinaryMode::Log | BinaryMode::WithoutMatch if first => nul,
+            BinaryMode::Log | BinaryMode::WithoutMatch => {
+                if nul {
+                    let n = Nuls::of(new, 0, new.len()).map(|n| Nuls {
+                        first: n.first + at,
+                        count: n.count,
+                    });
+                    out.nuls = Nuls::merge(out.nuls, n);
+                }
+                false
+            }
+        };
+        self.binary
+    }
+}
 
 /// Append up to `n` bytes from `reader` to `buf` (one read, retried when
 /// interrupted); returns how many arrived (0 at end of input).
@@ -1001,10 +965,11 @@ pub fn search_stream(
         parallel: false,
         ..opts.scan
     };
+    let mut rule = StreamRule::new(opts.binary);
     while !eof {
         let old = buf.len();
         eof = read_more(reader, &mut buf, STREAM_READ)? == 0;
-        if !binary && opts.binary != BinaryMode::Text && memchr::memchr(0, &buf).is_some() {
+        if rule.binary(&buf[old..], &mut out) && !binary {
             binary = true;
             out.is_binary = true;
         }
@@ -1093,13 +1058,11 @@ pub fn search_stream_context(
         parallel: false,
         ..opts.scan
     };
+    let mut rule = StreamRule::new(opts.binary);
     while !eof {
         let old = buf.len();
         eof = read_more(reader, &mut buf, STREAM_READ)? == 0;
-        if !binary
-            && opts.binary != BinaryMode::Text
-            && memchr::memchr(0, &buf[scanned..]).is_some()
-        {
+        if rule.binary(&buf[old..], &mut out) && !binary {
             binary = true;
             out.is_binary = true;
             if fc.pending() > 0 {
