@@ -844,12 +844,34 @@ pub fn search_tail_text(
             numberer.pos = first.start;
         }
         for h in &hits {
-            let number = numberer.number(hay, h.start, false);
+            // The newlines between two lines of a tail can span most of
+            // the file (few selected lines): count them releasing pages.
+            let number = if numberer.on {
+                numberer.n += scan::count_newlines_then(
+                    hay,
+                    numberer.pos,
+                    h.start,
+                    opts.scan.parallel,
+                    &release,
+                );
+                numberer.pos = h.start;
+                numberer.n + 1
+            } else {
+                0
+            };
             lines.push(Line {
                 bytes: hay[h.start..h.end].to_vec(),
                 number,
                 offset: h.start as u64,
             });
+            // A fault maps the page cache's whole folio around the line
+            // (up to 2 MiB with large folios): release it at once, or a
+            // tail of 1000 scattered lines keeps 1000 folios resident.
+            const FOLIO: usize = 2 << 20;
+            release(
+                h.start.saturating_sub(FOLIO),
+                (h.end + FOLIO).min(hay.len()),
+            );
         }
         out.selected = hits.len() as u64;
         out.reported = hits.len() as u64;
