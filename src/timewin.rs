@@ -1663,8 +1663,11 @@ pub struct Window {
     /// End of the window: the start of the first line after it, or `hay.len()`.
     pub end: usize,
     /// Bytes the search read (probes, walks, the stretches before the
-    /// boundaries), for `--stats`. 0 when there was no bound.
+    /// boundaries), each byte counted once, for `--stats`. 0 when there was
+    /// no bound.
     pub probed_bytes: u64,
+    /// The byte ranges those reads covered (overlapping, unsorted).
+    pub probed: Vec<(usize, usize)>,
     /// Lines whose timestamps the search read.
     pub probed_lines: u64,
     /// The first timestamp of the log (when a bound was given).
@@ -1760,6 +1763,7 @@ pub fn window_with(
         start: 0,
         end: hay.len(),
         probed_bytes: 0,
+        probed: Vec::new(),
         probed_lines: 0,
         first: None,
         last: None,
@@ -1774,7 +1778,7 @@ pub fn window_with(
         fmt,
         limit: opts.walk_limit.max(1),
         slack: opts.slack_bytes,
-        bytes: 0,
+        ranges: Vec::new(),
         lines: 0,
     };
     let res = (|| {
@@ -1796,7 +1800,8 @@ pub fn window_with(
         }
         Ok(())
     })();
-    w.probed_bytes = r.bytes;
+    w.probed_bytes = union_len(&r.ranges);
+    w.probed = r.ranges;
     w.probed_lines = r.lines;
     res.map(|()| w)
 }
@@ -1818,8 +1823,24 @@ struct Reader<'a> {
     fmt: &'a TimeFormat,
     limit: usize,
     slack: usize,
-    bytes: u64,
+    /// What was read, range by range.
+    ranges: Vec<(usize, usize)>,
     lines: u64,
+}
+
+/// The bytes a set of ranges covers, each counted once.
+pub fn union_len(ranges: &[(usize, usize)]) -> u64 {
+    let mut v: Vec<(usize, usize)> = ranges.iter().copied().filter(|r| r.1 > r.0).collect();
+    v.sort_unstable();
+    let (mut total, mut reach) = (0usize, 0usize);
+    for (a, b) in v {
+        let a = a.max(reach);
+        if b > a {
+            total += b - a;
+            reach = b;
+        }
+    }
+    total as u64
 }
 
 /// Observed lines, checked pairwise: farther apart than the slack, their
@@ -1867,7 +1888,8 @@ impl Reader<'_> {
         let cap = self.hay.len().min(start + LOOK);
         let seg = &self.hay[start..cap];
         let end = memchr(b'\n', seg).unwrap_or(seg.len());
-        self.bytes += end as u64 + 1;
+        self.ranges
+            .push((start, (start + end + 1).min(self.hay.len())));
         self.lines += 1;
         self.fmt.stamp(&seg[..end])
     }
@@ -1882,7 +1904,7 @@ impl Reader<'_> {
         }
         match memchr(b'\n', &self.hay[start..cap]) {
             Some(p) => {
-                self.bytes += (p.saturating_sub(LOOK)) as u64;
+                self.ranges.push((start + LOOK.min(p), start + p));
                 Some(start + p + 1)
             }
             None if cap >= len => Some(len),
@@ -1919,11 +1941,11 @@ impl Reader<'_> {
         }
         match memrchr(b'\n', &self.hay[lo..hi]) {
             Some(q) => {
-                self.bytes += (hi - lo - q) as u64;
+                self.ranges.push((lo + q, hi));
                 Some(lo + q + 1)
             }
             None if lo == stop => {
-                self.bytes += (hi - lo) as u64;
+                self.ranges.push((lo, hi));
                 Some(stop)
             }
             None => None,
@@ -1976,17 +1998,17 @@ impl Reader<'_> {
         }
         let lo = left.max(mid.saturating_sub(self.limit));
         if let Some(q) = memrchr(b'\n', &self.hay[lo..mid]) {
-            self.bytes += (mid - lo - q) as u64;
+            self.ranges.push((lo + q, mid));
             return Ok(lo + q + 1);
         }
-        self.bytes += (mid - lo) as u64;
+        self.ranges.push((lo, mid));
         if lo == left {
             return Ok(left);
         }
         let hi = right.min(mid.saturating_add(self.limit));
         match memchr(b'\n', &self.hay[mid..hi]) {
             Some(q) if mid + q + 1 < right => {
-                self.bytes += q as u64 + 1;
+                self.ranges.push((mid, mid + q + 1));
                 Ok(mid + q + 1)
             }
             _ => Err(WindowError::Sparse {

@@ -410,3 +410,50 @@ fn json_context_objects_are_greps_context_lines() {
         }
     }
 }
+
+/// `--stats` counts each byte read once: the window's probes overlap each
+/// other and the scan of the window, so a small log is read at most whole.
+#[test]
+fn stats_count_each_byte_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("s4.log"),
+        b"2026-01-01 10:00:00 a Error\n2026-01-01 10:00:01 b\n2026-01-01 10:00:02 c Error\n2026-01-01 10:00:03 d\n",
+    )
+    .unwrap();
+    for args in [
+        &[
+            "--stats",
+            "--since",
+            "2026-01-01 10:00:01",
+            "Error",
+            "s4.log",
+        ][..],
+        &[
+            "--stats",
+            "-n",
+            "--since",
+            "2026-01-01 10:00:01",
+            "Error",
+            "s4.log",
+        ],
+        &[
+            "--stats",
+            "-t",
+            "1",
+            "--since",
+            "2026-01-01 10:00:01",
+            "Error",
+            "s4.log",
+        ],
+        &["--stats", "-c", "Error", "s4.log"],
+    ] {
+        let out = grail(d, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("scanned 100 B of 100 B (100.000%)"),
+            "{args:?}: {err}"
+        );
+    }
+}

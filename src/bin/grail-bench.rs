@@ -57,11 +57,15 @@ Timing:
 
 Output:
   --json               print the results as JSON on stdout (the table goes to stderr)
-  --plot FILE.svg      instead of the scenario table, time the `-t 10` scenario over
-                       --plot-sizes and plot median time against size
+  --plot FILE.svg      instead of the scenario table, time the tail scenarios (t10,
+                       t10a, t1000; with --cold, evicted) over --plot-sizes and plot
+                       median time against size
   --plot-sizes LIST    sizes for --plot (default 64M,256M,1G)
   -h, --help
 ";
+
+/// The scenarios `--plot` draws: every tail.
+const PLOT_SCENARIOS: [&str; 3] = ["t10", "t10a", "t1000"];
 
 /// Include of the seed query (ERE) and its exclude (BRE).
 const INC: &str = "RuntimeError|ValueError|Error|not supported|incompatible";
@@ -1048,11 +1052,13 @@ fn real_main() -> Result<ExitCode, String> {
             env.grail.display()
         );
         if o.plot.is_some() {
-            let sc = &all[0];
-            let label = format!("-t 10 @ {}", logs::size_label(*sz));
-            rows.extend(bench_scenario(
-                sc, &label, &env, file, bytes, o.runs, o.cold,
-            ));
+            // Every tail scenario, at every size.
+            for sc in all.iter().filter(|s| PLOT_SCENARIOS.contains(&s.key)) {
+                let label = format!("{} @ {}", sc.label, logs::size_label(*sz));
+                rows.extend(bench_scenario(
+                    sc, &label, &env, file, bytes, o.runs, o.cold,
+                ));
+            }
         } else {
             for sc in &chosen {
                 rows.extend(bench_scenario(
@@ -1082,12 +1088,24 @@ fn real_main() -> Result<ExitCode, String> {
         print!("\n{t}");
     }
     if let Some(path) = &o.plot {
-        let series: Vec<svg::Series> = CONTENDERS
+        // grail in every tail scenario; the pipelines (which read the
+        // whole file whatever the scenario) in the first.
+        let mut wanted: Vec<(Contender, &str)> = PLOT_SCENARIOS
             .iter()
-            .filter_map(|&c| {
+            .map(|k| (Contender::Grail, *k))
+            .collect();
+        wanted.extend(
+            [Contender::Gnu, Contender::Rg, Contender::Tac]
+                .into_iter()
+                .map(|c| (c, PLOT_SCENARIOS[0])),
+        );
+        let cold = if o.cold { ", cold" } else { "" };
+        let series: Vec<svg::Series> = wanted
+            .iter()
+            .filter_map(|&(c, key)| {
                 let points: Vec<(f64, f64)> = rows
                     .iter()
-                    .filter(|r| r.contender == c)
+                    .filter(|r| r.contender == c && r.scenario_key == key)
                     .filter_map(|r| match &r.outcome {
                         Outcome::Ok(st) if !st.times.is_empty() => {
                             Some((r.bytes as f64, st.median))
@@ -1095,8 +1113,9 @@ fn real_main() -> Result<ExitCode, String> {
                         _ => None,
                     })
                     .collect();
+                let label = all.iter().find(|s| s.key == key).map_or(key, |s| s.label);
                 (!points.is_empty()).then(|| svg::Series {
-                    name: c.name().to_string(),
+                    name: format!("{} {label}{cold}", c.name()),
                     points,
                 })
             })
@@ -1107,11 +1126,7 @@ fn real_main() -> Result<ExitCode, String> {
             o.seed,
             o.runs
         );
-        let doc = svg::chart(
-            "Last 10 selected lines: time vs file size",
-            &subtitle,
-            &series,
-        );
+        let doc = svg::chart("Tails: time vs file size", &subtitle, &series);
         std::fs::write(path, doc).map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }

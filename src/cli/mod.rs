@@ -366,7 +366,15 @@ impl Ctx<'_> {
                 st.size = hay.len() as u64;
                 st.region_start = r.start as u64;
                 st.region_end = r.end as u64;
-                st.scanned = o.scanned + r.window.as_ref().map_or(0, |w| w.probed_bytes);
+                // Each byte counted once: the search's reads (in the
+                // region) and the time window's probes (in the file).
+                let mut read: Vec<(usize, usize)> = o
+                    .read
+                    .iter()
+                    .map(|&(a, b)| (r.start + a, r.start + b))
+                    .collect();
+                read.extend(r.read.iter().copied());
+                st.scanned = crate::timewin::union_len(&read);
                 st.window = r.window.clone();
                 st.trailing_newline = hay.last() == Some(&b'\n');
                 st.end_offset = memchr::memrchr(b'\n', hay).map_or(0, |i| i + 1) as u64;

@@ -65,6 +65,9 @@ pub struct Region {
     pub base_line: u64,
     /// What the time window's binary search read.
     pub window: Option<WindowStats>,
+    /// The byte ranges of the file finding the region read (the window's
+    /// probes, the newline count before it), to count them once.
+    pub read: Vec<(usize, usize)>,
     /// A warning to print (e.g. `--from-byte` past the end).
     pub note: Option<String>,
 }
@@ -146,10 +149,13 @@ pub fn region(
             probed_bytes: w.probed_bytes,
             probed_lines: w.probed_lines,
         });
+        r.read
+            .extend(w.probed.iter().map(|&(a, b)| (r.start + a, r.start + b)));
         r.end = r.start + w.end;
         r.start += w.start;
     }
     if numbering && r.start > 0 {
+        r.read.push((0, r.start));
         let mapped = matches!(bytes, crate::source::Bytes::Mapped(..));
         let release = |a: usize, b: usize| {
             if mapped {

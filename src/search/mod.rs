@@ -106,9 +106,13 @@ pub struct Outcome {
     pub binary_matched: bool,
     /// The input was found to be binary (NUL bytes or holes).
     pub is_binary: bool,
-    /// Bytes of the input the search read (the NUL check and the pattern
-    /// scan; overlapping parts counted once): what `--stats` reports.
+    /// Bytes of the input the search read (the binary check, the pattern
+    /// scan, the newline count; overlapping parts counted once): what
+    /// `--stats` reports.
     pub scanned: u64,
+    /// The byte ranges of the input those reads covered (unused ones are
+    /// empty), to count them once together with other reads.
+    pub read: [(usize, usize); 4],
     /// Under the log rule: the NUL bytes of the text part that the search
     /// read (GNU grep would have stopped printing at the first).
     pub nuls: Option<Nuls>,
@@ -221,6 +225,27 @@ fn check_range(hay: &[u8], has_holes: bool, opts: &SearchOptions, l: usize) -> (
 fn binary_notes(hay: &[u8], opts: &SearchOptions, l: usize, out: &mut Outcome) {
     if opts.binary.is_log() && l < hay.len() {
         out.leading_nuls = leading_nul_run(hay);
+    }
+}
+
+impl Outcome {
+    /// Record what the search read: `read` and `scanned`.
+    fn set_read(&mut self, ranges: &[(usize, usize)]) {
+        let mut v: Vec<(usize, usize)> = ranges.iter().copied().filter(|r| r.1 > r.0).collect();
+        v.sort_unstable();
+        // Merge overlapping ranges so that four always suffice.
+        let mut merged: Vec<(usize, usize)> = Vec::new();
+        for r in v {
+            match merged.last_mut() {
+                Some(m) if r.0 <= m.1 => m.1 = m.1.max(r.1),
+                _ => merged.push(r),
+            }
+        }
+        self.read = [(0, 0); 4];
+        for (slot, r) in self.read.iter_mut().zip(&merged) {
+            *slot = *r;
+        }
+        self.scanned = union_len(merged);
     }
 }
 
@@ -352,10 +377,10 @@ pub fn search_forward(
         &mut |batch| batch.into_iter().all(&mut each),
     );
     out.nuls = nuls;
-    out.scanned = union_len(vec![(0, reach), check_range(hay, has_holes, opts, l)]);
+    out.set_read(&[(0, reach), check_range(hay, has_holes, opts, l)]);
     if !stopped && !shrank && out.selected < max && l < hay.len() {
         binary_part(q, hay, l, opts, max, count_binary, &mut out);
-        out.scanned = hay.len() as u64;
+        out.set_read(&[(0, hay.len())]);
     }
     if shrank || opts.shrank() {
         return Err(SearchError::Shrank);
@@ -488,7 +513,7 @@ pub fn search_forward_context(
         Some(_) => (0, 0), // the caller decided (and counts) it
         None => check_range(hay, has_holes, opts, l),
     };
-    out.scanned = union_len(vec![(range.from, reach), checked]);
+    out.set_read(&[(range.from, reach), checked]);
     if shrank || opts.shrank() {
         return Err(SearchError::Shrank);
     }
@@ -504,7 +529,7 @@ pub fn search_forward_context(
     }
     if !stopped && !limited && l < hay.len() {
         binary_part(q, hay, l, opts, max, count_binary, &mut out);
-        out.scanned = hay.len() as u64;
+        out.set_read(&[(0, hay.len())]);
         if out.selected > out.reported {
             // grep's quiet match in the binary part still starts a group.
             sh.used = true;
@@ -558,10 +583,10 @@ pub fn count_forward(
         return Err(SearchError::Shrank);
     }
     out.reported = out.selected;
-    out.scanned = union_len(vec![(0, l), check_range(hay, has_holes, opts, l)]);
+    out.set_read(&[(0, l), check_range(hay, has_holes, opts, l)]);
     if l < hay.len() {
         binary_part(q, hay, l, opts, u64::MAX, true, &mut out);
-        out.scanned = hay.len() as u64;
+        out.set_read(&[(0, hay.len())]);
     }
     Ok(out)
 }
@@ -608,10 +633,10 @@ pub fn search_forward_bulk(
             true
         },
     )?;
-    out.scanned = union_len(vec![(0, l), check_range(hay, has_holes, opts, l)]);
+    out.set_read(&[(0, l), check_range(hay, has_holes, opts, l)]);
     if !stopped && l < hay.len() {
         binary_part(q, hay, l, opts, u64::MAX, false, &mut out);
-        out.scanned = hay.len() as u64;
+        out.set_read(&[(0, hay.len())]);
     }
     Ok(out)
 }
@@ -740,8 +765,17 @@ pub fn search_tail_text(
             unsafe { crate::source::release_pages(hay, a, b) }
         }
     };
-    // A cold file is read backwards: ask for each batch before it is needed.
+    // A cold file is read backwards: ask for each batch before it is needed,
+    // and for grep's first read and the end of the file at once, so that
+    // their reads from disk overlap.
     let ahead = |a: usize, b: usize| crate::source::prefetch(hay, a, b);
+    if opts.max_count.is_none() {
+        const END_AHEAD: usize = 1 << 20;
+        ahead(hay.len().saturating_sub(END_AHEAD), hay.len());
+        if opts.binary.is_log() {
+            ahead(0, first_read(hay));
+        }
+    }
     let (l, piece_newlines) = match opts.binary {
         BinaryMode::Grep => gnu::text_end(q, hay, has_holes, opts, opts.line_numbers)?,
         _ => (text_end(q, hay, has_holes, opts)?, None),
@@ -887,7 +921,7 @@ pub fn search_tail_text(
         );
         read.push((l, hay.len()));
     }
-    out.scanned = union_len(read);
+    out.set_read(&read);
     Ok((lines, out, l))
 }
 
