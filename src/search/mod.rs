@@ -249,19 +249,9 @@ impl Outcome {
     }
 }
 
-/// The length of the union of byte ranges.
-fn union_len(mut ranges: Vec<(usize, usize)>) -> u64 {
-    ranges.retain(|r| r.1 > r.0);
-    ranges.sort_unstable();
-    let (mut total, mut reach) = (0usize, 0usize);
-    for (a, b) in ranges {
-        let a = a.max(reach);
-        if b > a {
-            total += b - a;
-            reach = b;
-        }
-    }
-    total as u64
+/// The length of the union of byte ranges, each byte counted once.
+fn union_len(ranges: Vec<(usize, usize)>) -> u64 {
+    crate::timewin::union_len(&ranges)
 }
 
 /// Tracks line numbers of increasing offsets.
