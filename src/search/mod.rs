@@ -760,7 +760,7 @@ pub fn search_tail_text(
     // their reads from disk overlap.
     let ahead = |a: usize, b: usize| crate::source::prefetch(hay, a, b);
     if opts.max_count.is_none() {
-        const END_AHEAD: usize = 1 << 20;
+        const END_AHEAD: usize = 256 << 10;
         ahead(hay.len().saturating_sub(END_AHEAD), hay.len());
         if opts.binary.is_log() {
             ahead(0, first_read(hay));
