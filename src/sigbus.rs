@@ -7,6 +7,9 @@
 //! mapping as shrunk. The search checks the mark before it prints anything
 //! scanned since, and reports "file shrank during search" instead of lying.
 //! A SIGBUS outside every registered mapping gets the default action.
+//!
+//! [`die_on_closed_pipe`] gives SIGPIPE back its default action, as grep
+//! has it.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Once;
@@ -121,4 +124,13 @@ impl Drop for Guard {
             s.used.store(false, Ordering::Release);
         }
     }
+}
+
+/// Restore SIGPIPE's default action (Rust's runtime ignores it), so that a
+/// write to a closed pipe ends grail as it ends grep: killed by the signal,
+/// silently, exit status 141 under `set -o pipefail`.
+pub fn die_on_closed_pipe() {
+    // SAFETY: setting a signal's disposition to SIG_DFL installs no handler
+    // code; it is called once at program start.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
 }

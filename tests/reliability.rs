@@ -445,6 +445,36 @@ fn closed_pipe_ends_quietly_and_at_once() {
     assert!(t.elapsed() < Duration::from_secs(20));
 }
 
+/// A closed pipe ends grail as it ends grep: killed by SIGPIPE, silently,
+/// 141 under pipefail.
+#[test]
+fn closed_pipe_kills_as_it_kills_grep() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.log");
+    big_log(&path, 200_000); // ~12 MB of selected lines: far more than a pipe holds
+    let f = path.display().to_string();
+    let grail = env!("CARGO_BIN_EXE_grail");
+    let cases = [
+        format!("grep INFO {f}"),
+        format!("grep -n INFO {f}"),
+        format!("{grail} INFO {f}"),
+        format!("{grail} -n INFO {f}"),
+        format!("{grail} -t 100000 INFO {f}"),
+        format!("{grail} --sh 'grep INFO {f}'"),
+    ];
+    for cmd in cases {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!("set -o pipefail; {cmd} | head -n 1"))
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(141), "{cmd}: {}", stderr(&out));
+        assert!(out.stderr.is_empty(), "{cmd}: {}", stderr(&out));
+        assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 1);
+    }
+}
+
 #[test]
 fn full_device_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
