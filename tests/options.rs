@@ -222,3 +222,59 @@ fn random_exclude_and_window_combinations_match_the_pipeline() {
         fails[..fails.len().min(10)].join("\n")
     );
 }
+
+/// Usage errors in grep's words (getopt's), with its two usage lines, exit 2;
+/// `--help` names every option grail has.
+#[test]
+fn usage_errors_are_greps() {
+    let run = |prog: &str, args: &[&str]| {
+        let o = std::process::Command::new(prog)
+            .args(args)
+            .env("LC_ALL", "C")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+            o.stdout.is_empty(),
+        )
+    };
+    for args in [
+        &["--bogus", "x"][..],
+        &["-k", "x"],
+        &[],
+        &["-e"],
+        &["--regexp"],
+        &["-A"],
+        &["--count=3", "x"],
+    ] {
+        let (gc, gerr, gout) = run("grep", args);
+        let (c, err, out) = run(env!("CARGO_BIN_EXE_grail"), args);
+        assert_eq!(
+            (c, err, out),
+            (gc, gerr.replace("grep", "grail"), gout),
+            "{args:?}"
+        );
+    }
+    let help = run(env!("CARGO_BIN_EXE_grail"), &["--help"]);
+    let text = String::from_utf8_lossy(
+        &std::process::Command::new(env!("CARGO_BIN_EXE_grail"))
+            .arg("--help")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .into_owned();
+    assert_eq!(help.0, Some(0));
+    for opt in [
+        "--sh-fallback",
+        "--version",
+        "--help",
+        "--explain",
+        "--chunk-size",
+        "--binary-files",
+    ] {
+        assert!(text.contains(opt), "--help lacks {opt}");
+    }
+}

@@ -184,7 +184,22 @@ pub struct UsageError(pub String);
 
 impl From<lexopt::Error> for UsageError {
     fn from(e: lexopt::Error) -> Self {
-        UsageError(e.to_string())
+        // getopt's words, as grep prints them, then its usage lines.
+        match e {
+            lexopt::Error::MissingValue {
+                option: Some(o), ..
+            } => match o.strip_prefix("--") {
+                Some(_) => UsageError(format!("option '{o}' requires an argument\n{USAGE}")),
+                None => UsageError(format!(
+                    "option requires an argument -- '{}'\n{USAGE}",
+                    o.trim_start_matches('-')
+                )),
+            },
+            lexopt::Error::UnexpectedValue { option, .. } => UsageError(format!(
+                "option '{option}' doesn't allow an argument\n{USAGE}"
+            )),
+            e => UsageError(e.to_string()),
+        }
     }
 }
 
@@ -443,14 +458,18 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
             Long("help") => a.help = true,
             Short('V') | Long("version") => a.version = true,
             Value(v) => operands.push(v),
-            _ => return Err(UsageError(arg.unexpected().to_string())),
+            // grep's (getopt's) words, then its two usage lines.
+            Short(c) => return Err(UsageError(format!("invalid option -- '{c}'\n{USAGE}"))),
+            Long(name) => {
+                return Err(UsageError(format!(
+                    "unrecognized option '--{name}'\n{USAGE}"
+                )))
+            }
         }
     }
     if !a.explicit_patterns && !a.help && !a.version && a.sh.is_none() {
         if operands.is_empty() {
-            return Err(UsageError(
-                "no pattern given\nUsage: grail [OPTION]... PATTERNS [FILE]...".into(),
-            ));
+            return Err(UsageError(USAGE.into()));
         }
         a.patterns.push(operands.remove(0).as_bytes().to_vec());
     }
@@ -462,6 +481,10 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
     }
     Ok(a)
 }
+
+/// grep's two lines after a usage error (and alone, with no pattern).
+pub const USAGE: &str =
+    "Usage: grail [OPTION]... PATTERNS [FILE]...\nTry 'grail --help' for more information.";
 
 /// The `--help` text.
 pub const HELP: &str = "\
@@ -514,7 +537,11 @@ Tail and head (grail):
       --head=N              print only the first N output lines (of all files), then stop
       --sh='PIPELINE'       run a pasted `grep ... | grep -v ... | tail` pipeline exactly
       --explain             with --sh, print the plan instead of searching
+      --sh-fallback         with --sh, hand a pipeline grail cannot run exactly to bash -c unchanged
       --threads=N           worker threads (default: all cores)
+      --chunk-size=BYTES    bytes per parallel chunk (tests use tiny ones; the output never changes)
+  -V, --version             print the version and exit
+      --help                print this help and exit
 
 Context and colour (as GNU grep):
   -B, --before-context=NUM  print NUM lines of leading context
@@ -547,5 +574,7 @@ Following (grail):
       --timeout=DURATION    stop with status 124 after DURATION (30s, 5m, 1.5h, 250ms)
 
 Exit status is 0 if a line is selected, 1 if none, 2 if an error occurred (124: --timeout passed).
-Not supported (refused with exit status 2): -P, -r, -z, -T, back-references.
+Not supported (refused with exit status 2): -P, -r, -z, -T, back-references; with
+--binary-files=binary, where grep's answer depends on its buffer layout; patterns nested more
+than 10,000 levels deep.
 ";

@@ -38,6 +38,10 @@ pub const EXIT_TROUBLE: i32 = 2;
 pub fn run(argv: Vec<OsString>) -> i32 {
     let args = match args::parse(argv) {
         Ok(a) => a,
+        Err(e) if e.0 == args::USAGE => {
+            say!("{}", e.0);
+            return EXIT_TROUBLE;
+        }
         Err(e) => {
             say!("grail: {}", e.0);
             return EXIT_TROUBLE;
