@@ -278,3 +278,67 @@ fn usage_errors_are_greps() {
         assert!(text.contains(opt), "--help lacks {opt}");
     }
 }
+
+/// `-N` reads its pattern as `grep -v` does (a basic regex) whatever `-E`
+/// says; with `-E`/`-F` and an unescaped `|+?({` in it, one stderr line says
+/// so. stdout stays the pipeline's.
+#[test]
+fn exclude_written_as_ere_gets_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("h.log"), b"a Warning\nb RuntimeError\nc ok\n").unwrap();
+    let hint = "-N reads PATTERN as grep -v does (basic regex); use --not-E for an extended one";
+    for (args, pipe, hinted) in [
+        (
+            &["-E", "Warning|Error", "-N", "Warning|RuntimeError", "h.log"][..],
+            "grep -E 'Warning|Error' h.log | grep -v 'Warning|RuntimeError'",
+            true,
+        ),
+        (
+            &["-F", "-e", "Warning", "-e", "Error", "-N", "(x)", "h.log"],
+            "grep -F -e Warning -e Error h.log | grep -v '(x)'",
+            true,
+        ),
+        (
+            &[
+                "-E",
+                "Warning|Error",
+                "-N",
+                "Warning\\|RuntimeError",
+                "h.log",
+            ],
+            "grep -E 'Warning|Error' h.log | grep -v 'Warning\\|RuntimeError'",
+            false,
+        ),
+        (
+            &["Warning\\|Error", "-N", "Warning|RuntimeError", "h.log"],
+            "grep 'Warning\\|Error' h.log | grep -v 'Warning|RuntimeError'",
+            false,
+        ),
+    ] {
+        let got = std::process::Command::new(env!("CARGO_BIN_EXE_grail"))
+            .args(args)
+            .current_dir(d)
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        let want = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("set -o pipefail; {pipe}"))
+            .current_dir(d)
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        assert_eq!(
+            (&got.stdout, got.status.code()),
+            (&want.stdout, want.status.code()),
+            "{args:?}"
+        );
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert_eq!(
+            err.matches(hint).count(),
+            usize::from(hinted),
+            "{args:?}: {err}"
+        );
+    }
+}

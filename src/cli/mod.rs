@@ -63,6 +63,9 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         },
         None => None,
     };
+    if let Some(hint) = exclude_syntax_hint(&args) {
+        say!("grail: {hint}");
+    }
     let go = || match &args.sh {
         Some(line) => sh::run(line, &args),
         None if args.follow => follow::run(&args),
@@ -76,6 +79,29 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         Some(p) => p.install(go),
         None => go(),
     }
+}
+
+/// With `-E` or `-F`, an `-N` pattern holding an unescaped `|`, `+`, `?`,
+/// `(` or `{` (ordinary characters in a basic regex) was probably meant as
+/// an extended regex: say how `-N` reads it. stdout is not changed.
+fn exclude_syntax_hint(args: &Args) -> Option<&'static str> {
+    if !matches!(args.syntax, Some(Syntax::Extended | Syntax::Fixed)) {
+        return None;
+    }
+    let ere_like = |p: &[u8]| {
+        let mut escaped = false;
+        p.iter().any(|&b| {
+            let hit = !escaped && b"|+?({".contains(&b);
+            escaped = !escaped && b == b'\\';
+            hit
+        })
+    };
+    args.excludes
+        .iter()
+        .any(|(syntax, p)| syntax.is_none() && ere_like(p))
+        .then_some(
+            "-N reads PATTERN as grep -v does (basic regex); use --not-E for an extended one",
+        )
 }
 
 /// `TERM` allows colour (grep's `should_colorize`: set and not `dumb`).
