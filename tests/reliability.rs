@@ -705,3 +705,54 @@ fn every_write_to_a_full_disk_is_an_error_not_a_panic() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(out.stdout, b"a.log:x Error\n");
 }
+
+/// `grail x log >> log` would read what it writes: grep refuses that file
+/// ("input file is also the output", exit 2, other files still searched)
+/// unless it writes no lines (`-q -l -L -c`) or stops after one (`-m 1`).
+#[test]
+fn input_that_is_also_the_output_is_refused_as_grep_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("other.log"), b"abc other\n").unwrap();
+    let grail = env!("CARGO_BIN_EXE_grail");
+    for args in [
+        "abc log other.log",
+        "-c abc log",
+        "-l abc log",
+        "-q abc log",
+        "-L abc log",
+        "-m1 abc log",
+        "-m2 abc log",
+        "-v zzz log",
+        "-n -o abc log",
+        "-C1 abc log",
+        "abc - < log",
+    ] {
+        let mut results = Vec::new();
+        for prog in ["grep", grail] {
+            std::fs::write(d.join("log"), b"abc\nx\n").unwrap();
+            let out = Command::new("bash")
+                .arg("-c")
+                .arg(format!("{prog} {args} >> log"))
+                .current_dir(d)
+                .env("LC_ALL", "C")
+                .output()
+                .unwrap();
+            let after = std::fs::read(d.join("log")).unwrap();
+            let err = stderr(&out).replace("grep:", "P:").replace("grail:", "P:");
+            results.push((out.status.code(), after, err));
+        }
+        assert_eq!(results[1], results[0], "{args}");
+    }
+    // A tail of it too: the pipeline's first grep refuses the file.
+    std::fs::write(d.join("log"), b"abc\nx\n").unwrap();
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("{grail} -t 1 abc log >> log"))
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("log: input file is also the output"));
+    assert_eq!(std::fs::read(d.join("log")).unwrap(), b"abc\nx\n");
+}

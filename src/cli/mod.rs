@@ -72,7 +72,7 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         None => {
             let stdout = io::stdout();
             let mut lock = stdout.lock();
-            run_with(&args, &Stdin::Real, &mut lock).status
+            run_inner(&args, &Stdin::Real, &mut lock, None, true).0
         }
     };
     match pool {
@@ -267,6 +267,8 @@ struct Ctx<'a> {
     probe: Option<region::ExcludeProbe>,
     /// Per-file reports, when `--stats` or `--json` asks for them.
     stats: Option<Vec<region::FileStats>>,
+    /// Standard output's file, when no input may be it (see [`output_file`]).
+    output: Option<(u64, u64)>,
 }
 
 const LIMITS_NEED_A_FILE: &str =
@@ -287,6 +289,33 @@ impl io::Read for CountingReader<'_> {
 }
 
 impl Ctx<'_> {
+    /// Open input `name` (`-`: standard input), refusing the file that is
+    /// also the output, as grep does.
+    fn open(&self, name: &OsString) -> Result<Input, source::OpenError> {
+        if let Some(out) = self.output {
+            use std::os::fd::AsFd;
+            use std::os::unix::fs::MetadataExt;
+            let md = if name == "-" {
+                match self.stdin {
+                    Stdin::Real => io::stdin()
+                        .as_fd()
+                        .try_clone_to_owned()
+                        .ok()
+                        .and_then(|fd| std::fs::File::from(fd).metadata().ok()),
+                    _ => None,
+                }
+            } else {
+                std::fs::metadata(name).ok()
+            };
+            if md.is_some_and(|m| m.is_file() && (m.dev(), m.ino()) == out) {
+                return Err(source::OpenError::Io(io::Error::other(
+                    "input file is also the output",
+                )));
+            }
+        }
+        open(self.stdin, name, self.opts.binary)
+    }
+
     /// The part of a whole input to search; `None` after reporting an error.
     fn region(&mut self, name: &[u8], bytes: &source::Bytes) -> Option<region::Region> {
         let Some(l) = &self.limits else {
@@ -565,7 +594,7 @@ pub struct RunResult {
 /// Run the search `args` describe, reading `-` from `stdin` and writing to
 /// `sink`.
 pub fn run_with(args: &Args, stdin: &Stdin, sink: &mut dyn Write) -> RunResult {
-    let (status, selected) = run_inner(args, stdin, sink, None);
+    let (status, selected) = run_inner(args, stdin, sink, None, false);
     RunResult { status, selected }
 }
 
@@ -577,15 +606,38 @@ pub fn run_with_reports(
     sink: &mut dyn Write,
 ) -> (RunResult, Vec<region::FileStats>) {
     let mut reports = Vec::new();
-    let (status, selected) = run_inner(args, stdin, sink, Some(&mut reports));
+    let (status, selected) = run_inner(args, stdin, sink, Some(&mut reports), false);
     (RunResult { status, selected }, reports)
 }
 
+/// The identity (device, inode) of standard output when it is a regular
+/// file and grep would refuse to read that file: it would read what it
+/// writes (`grep x log >> log`). grep skips the check when it writes no
+/// lines (`-q`, `-l`, `-L`, `-c`) or stops after one (`-m 1`).
+fn output_file(args: &Args) -> Option<(u64, u64)> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let writes_lines = !args.quiet
+        && !args.count
+        && !args.files_with_matches
+        && !args.files_without_match
+        && args.max_count.is_none_or(|m| m > 1);
+    if !writes_lines {
+        return None;
+    }
+    let fd = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let md = std::fs::File::from(fd).metadata().ok()?;
+    md.is_file().then(|| (md.dev(), md.ino()))
+}
+
+/// `to_stdout`: `sink` is the process's standard output (grep's check that
+/// an input is not also the output applies).
 fn run_inner(
     args: &Args,
     stdin: &Stdin,
     sink: &mut dyn Write,
     reports: Option<&mut Vec<region::FileStats>>,
+    to_stdout: bool,
 ) -> (i32, bool) {
     let run_started = std::time::Instant::now();
     let q = match build_query(args) {
@@ -721,6 +773,7 @@ fn run_inner(
             None
         },
         stats: (args.stats || args.json).then(Vec::new),
+        output: if to_stdout { output_file(args) } else { None },
     };
     let mut out = Out {
         w: io::BufWriter::with_capacity(256 << 10, sink),
@@ -823,12 +876,12 @@ fn forward_all(
         if !more || out.failed.is_some() {
             // Still open the remaining files so that errors are reported as
             // the pipeline would report them.
-            if let Err(e) = open(ctx.stdin, f, ctx.opts.binary) {
+            if let Err(e) = ctx.open(f) {
                 ctx.error(name, &e.to_string());
             }
             continue;
         }
-        let mut input = match open(ctx.stdin, f, ctx.opts.binary) {
+        let mut input = match ctx.open(f) {
             Ok(i) => Some(i),
             // grep opens a directory and fails at its first read: the file
             // still gets its count (0) and can be listed by -L.
@@ -1014,7 +1067,7 @@ fn tail_lines(
     let mut have = 0usize;
     let mut any = false;
     for (f, name) in files.iter().zip(names).rev() {
-        let mut input = match open(ctx.stdin, f, ctx.opts.binary) {
+        let mut input = match ctx.open(f) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
@@ -1117,7 +1170,7 @@ fn forward_context(
     let mut head_left = ctx.args.head;
     for (f, name) in files.iter().zip(names) {
         let done = head_left == Some(0) || out.failed.is_some();
-        let mut input = match open(ctx.stdin, f, ctx.opts.binary) {
+        let mut input = match ctx.open(f) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
@@ -1315,7 +1368,7 @@ fn tail_context(
     let mut any = false;
     let sep_fmt = ctx.fmt.clone();
     for (f, name) in files.iter().zip(names).rev() {
-        let mut input = match open(ctx.stdin, f, ctx.opts.binary) {
+        let mut input = match ctx.open(f) {
             Ok(i) => i,
             Err(e) => {
                 ctx.error(name, &e.to_string());
