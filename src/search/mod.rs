@@ -867,6 +867,9 @@ pub fn search_tail_text(
             };
             numberer.pos = first.start;
         }
+        const FOLIO: usize = 2 << 20;
+        // The stretch whose folios the copies below mapped, not yet released.
+        let mut mapped: Option<(usize, usize)> = None;
         for h in &hits {
             // The newlines between two lines of a tail can span most of
             // the file (few selected lines): count them releasing pages.
@@ -889,13 +892,24 @@ pub fn search_tail_text(
                 offset: h.start as u64,
             });
             // A fault maps the page cache's whole folio around the line
-            // (up to 2 MiB with large folios): release it at once, or a
-            // tail of 1000 scattered lines keeps 1000 folios resident.
-            const FOLIO: usize = 2 << 20;
-            release(
+            // (up to 2 MiB with large folios): release the folios the copies
+            // mapped, or a tail of 1000 scattered lines keeps 1000 folios
+            // resident. Lines close together share one release.
+            let (lo, hi) = (
                 h.start.saturating_sub(FOLIO),
                 (h.end + FOLIO).min(hay.len()),
             );
+            match &mut mapped {
+                Some((_, end)) if lo <= *end => *end = hi,
+                _ => {
+                    if let Some((a, b)) = mapped.replace((lo, hi)) {
+                        release(a, b);
+                    }
+                }
+            }
+        }
+        if let Some((a, b)) = mapped {
+            release(a, b);
         }
         out.selected = hits.len() as u64;
         out.reported = hits.len() as u64;
