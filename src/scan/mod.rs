@@ -441,6 +441,44 @@ pub fn tail(
     tail_then(q, hay, start, end, need, cfg, weight, &|_, _| {})
 }
 
+/// The last lines of a stream of hits that weigh at least `need` together
+/// (a line weighs the output records it makes: 1, or its `-o` matches).
+#[derive(Debug)]
+pub struct LastWeighted {
+    need: usize,
+    total: usize,
+    kept: VecDeque<(Hit, usize)>,
+}
+
+impl LastWeighted {
+    /// Keep the last lines weighing at least `need`.
+    pub fn new(need: usize) -> Self {
+        LastWeighted {
+            need,
+            total: 0,
+            kept: VecDeque::new(),
+        }
+    }
+
+    /// Offer the next hit, of weight `w`; drops the oldest ones no longer needed.
+    pub fn push(&mut self, h: Hit, w: usize) {
+        self.kept.push_back((h, w));
+        self.total += w;
+        while let Some(&(_, fw)) = self.kept.front() {
+            if self.total - fw < self.need {
+                break;
+            }
+            self.total -= fw;
+            self.kept.pop_front();
+        }
+    }
+
+    /// The kept hits with their weights, oldest first.
+    pub fn into_inner(self) -> VecDeque<(Hit, usize)> {
+        self.kept
+    }
+}
+
 /// The last lines of one chunk that can matter, with their weights.
 type Kept = VecDeque<(Hit, usize)>;
 
@@ -535,23 +573,12 @@ pub fn tail_checked(
         let run = |&(a, b): &(usize, usize)| {
             let z = if nul_check { Nuls::of(hay, a, b) } else { None };
             // Keep only the last lines of this chunk that can matter.
-            let mut ring: VecDeque<(Hit, usize)> = VecDeque::new();
-            let mut w = 0usize;
+            let mut ring = LastWeighted::new(need);
             scan_region(q, hay, a, b, &mut |h| {
-                let hw = weight(h);
-                ring.push_back((h, hw));
-                w += hw;
-                while let Some(&(_, fw)) = ring.front() {
-                    if w - fw >= need {
-                        w -= fw;
-                        ring.pop_front();
-                    } else {
-                        break;
-                    }
-                }
+                ring.push(h, weight(h));
                 true
             });
-            (ring, z)
+            (ring.into_inner(), z)
         };
         let results: Vec<(Kept, Option<Nuls>)> = if cfg.parallel && ranges.len() > 1 {
             ranges.par_iter().map(run).collect()

@@ -13,7 +13,6 @@ pub mod gnu;
 use crate::query::Query;
 use crate::scan::{self, binary, Hit, Nuls, ScanConfig};
 use crate::source::GREP_READ;
-use std::collections::VecDeque;
 use std::io::{self, Read};
 
 /// How files containing NUL bytes are treated (grep's `--binary-files`).
@@ -779,8 +778,7 @@ pub fn search_tail_text(
     let mut read = vec![check_range(hay, has_holes, opts, l)];
     let hits: Vec<Hit> = if let Some(max) = opts.max_count {
         // -m counts from the start of the file: the first `max`, then their tail.
-        let mut first: VecDeque<(Hit, usize)> = VecDeque::new();
-        let mut total = 0usize;
+        let mut first = scan::LastWeighted::new(need);
         let mut seen = 0u64;
         let mut reach = 0usize;
         if max > 0 {
@@ -798,18 +796,8 @@ pub fn search_tail_text(
                         out.nuls = Nuls::merge(out.nuls, chunk.nuls);
                         reach = chunk.range.1;
                         for h in chunk.hits {
-                            let hw = w(h);
-                            first.push_back((h, hw));
-                            total += hw;
+                            first.push(h, w(h));
                             seen += 1;
-                            while let Some(&(_, fw)) = first.front() {
-                                if total - fw >= need {
-                                    total -= fw;
-                                    first.pop_front();
-                                } else {
-                                    break;
-                                }
-                            }
                             if seen >= max {
                                 return false;
                             }
@@ -820,7 +808,7 @@ pub fn search_tail_text(
             );
         }
         read.push((0, reach));
-        first.into_iter().map(|(h, _)| h).collect()
+        first.into_inner().into_iter().map(|(h, _)| h).collect()
     } else {
         let hooks = scan::TailHooks {
             ahead: &ahead,
