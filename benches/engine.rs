@@ -4,13 +4,9 @@
 //! closure asserts its answer against one computed outside by a simple
 //! line-by-line reference. Run with `cargo bench --bench engine`.
 
-#[allow(dead_code)]
-#[path = "../src/bin/grail_bench/logs.rs"]
-mod logs;
-
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use grail::{Query, QueryBuilder, Searcher, Syntax};
-use logs::{GenSpec, Shape};
+use grail_bench::logs::{self, GenSpec, Shape};
 use std::time::Duration;
 
 const INC: &str = "RuntimeError|ValueError|Error|not supported|incompatible";

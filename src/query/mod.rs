@@ -181,7 +181,7 @@ impl QueryBuilder {
 
     /// Compile the query.
     ///
-    /// Patterns nested more than [`parse::MAX_NESTING`] levels deep are
+    /// Patterns nested more than 10,000 levels deep are
     /// refused (GNU grep says "stack overflow" for them):
     ///
     /// ```

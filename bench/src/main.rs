@@ -3,19 +3,15 @@
 //! every contender prints the same bytes.
 //!
 //! ```text
-//! cargo run --release --bin grail-bench -- --size 1G
-//! cargo run --release --bin grail-bench -- --size 1G --shape sparse --json
-//! cargo run --release --bin grail-bench -- --plot tail.svg --plot-sizes 64M,256M,1G
+//! cargo run --release -p grail-bench -- --size 1G
+//! cargo run --release -p grail-bench -- --size 1G --shape sparse --json
+//! cargo run --release -p grail-bench -- --plot tail.svg --plot-sizes 64M,256M,1G
 //! ```
 
-#[path = "grail_bench/logs.rs"]
-mod logs;
-#[path = "grail_bench/run.rs"]
 mod run;
-#[path = "grail_bench/svg.rs"]
 mod svg;
 
-use logs::{GenSpec, Shape};
+use grail_bench::logs::{self, GenSpec, Shape};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -814,31 +810,6 @@ fn floor(file: &Path, threads: usize, runs: usize) -> std::io::Result<FloorResul
     })
 }
 
-fn json_str(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
-fn json_f(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.6}")
-    } else {
-        "null".into()
-    }
-}
-
 struct Meta<'a> {
     file: &'a Path,
     bytes: u64,
@@ -846,89 +817,80 @@ struct Meta<'a> {
     runs: usize,
 }
 
+/// The results as one JSON document (`--json`).
 fn json(meta: &[Meta], rows: &[Row], floor: Option<&FloorResult>) -> String {
-    let mut s = String::from("{\n  \"files\": [");
-    for (k, m) in meta.iter().enumerate() {
-        let _ = write!(
-            s,
-            "{}\n    {{\"path\": {}, \"bytes\": {}, \"shape\": {}, \"seed\": {}, \"density\": {}, \"runs\": {}}}",
-            if k > 0 { "," } else { "" },
-            json_str(&m.file.to_string_lossy()),
-            m.bytes,
-            json_str(m.spec.shape.name()),
-            m.spec.seed,
-            m.spec.density,
-            m.runs
-        );
-    }
-    s.push_str("\n  ],\n  \"results\": [");
-    for (k, r) in rows.iter().enumerate() {
-        let grail_med = rows
-            .iter()
-            .find(|x| x.scenario == r.scenario && x.contender == Contender::Grail)
-            .and_then(|x| match &x.outcome {
-                Outcome::Ok(st) if !st.times.is_empty() => Some(st.median),
-                _ => None,
+    use serde_json::{json, Value};
+    let finite = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
+    let files: Vec<Value> = meta
+        .iter()
+        .map(|m| {
+            json!({
+                "path": m.file.to_string_lossy(),
+                "bytes": m.bytes,
+                "shape": m.spec.shape.name(),
+                "seed": m.spec.seed,
+                "density": m.spec.density,
+                "runs": m.runs,
+            })
+        })
+        .collect();
+    let results: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let grail_med = rows
+                .iter()
+                .find(|x| x.scenario == r.scenario && x.contender == Contender::Grail)
+                .and_then(|x| match &x.outcome {
+                    Outcome::Ok(st) if !st.times.is_empty() => Some(st.median),
+                    _ => None,
+                });
+            let mut v = json!({
+                "scenario": r.scenario_key,
+                "label": r.scenario,
+                "bytes": r.bytes,
+                "contender": r.contender.key(),
+                "command": r.command,
+                "bytes_read": r.read,
+                "resident_after_evict": r.resident_after_evict.map(finite),
             });
-        let _ = write!(
-            s,
-            "{}\n    {{\"scenario\": {}, \"label\": {}, \"bytes\": {}, \"contender\": {}, \"command\": {}, \"bytes_read\": {}, \"resident_after_evict\": {}, ",
-            if k > 0 { "," } else { "" },
-            json_str(&r.scenario_key),
-            json_str(&r.scenario),
-            r.bytes,
-            json_str(r.contender.key()),
-            json_str(&r.command),
-            r.read.map_or("null".into(), |n| n.to_string()),
-            r.resident_after_evict.map_or("null".into(), json_f)
-        );
-        match &r.outcome {
-            Outcome::Ok(st) if !st.times.is_empty() => {
-                let times: Vec<String> = st.times.iter().map(|&t| json_f(t)).collect();
-                let _ = write!(
-                    s,
-                    "\"status\": \"ok\", \"times_s\": [{}], \"median_s\": {}, \"min_s\": {}, \"max_s\": {}, \"gib_per_s\": {}, \"peak_rss_mib\": {}, \"output_bytes\": {}, \"exit_code\": {}, \"ratio_to_grail\": {}}}",
-                    times.join(", "),
-                    json_f(st.median),
-                    json_f(st.min),
-                    json_f(st.max),
-                    json_f(gib(r.bytes) / st.median),
-                    json_f(st.rss_mib),
-                    st.out_len,
-                    st.code,
-                    grail_med.map_or("null".into(), |g| json_f(st.median / g))
-                );
+            let status = match &r.outcome {
+                Outcome::Ok(st) if !st.times.is_empty() => json!({
+                    "status": "ok",
+                    "times_s": st.times,
+                    "median_s": finite(st.median),
+                    "min_s": finite(st.min),
+                    "max_s": finite(st.max),
+                    "gib_per_s": finite(gib(r.bytes) / st.median),
+                    "peak_rss_mib": finite(st.rss_mib),
+                    "output_bytes": st.out_len,
+                    "exit_code": st.code,
+                    "ratio_to_grail": grail_med.map(|g| finite(st.median / g)),
+                }),
+                Outcome::Ok(_) => json!({"status": "no timed runs"}),
+                Outcome::Skipped(why) => json!({"status": "skipped", "reason": why}),
+                Outcome::Failed(why) => json!({"status": "failed", "reason": why}),
+            };
+            if let (Some(o), Value::Object(st)) = (v.as_object_mut(), status) {
+                o.extend(st);
             }
-            Outcome::Ok(_) => s.push_str("\"status\": \"no timed runs\"}"),
-            Outcome::Skipped(why) => {
-                let _ = write!(
-                    s,
-                    "\"status\": \"skipped\", \"reason\": {}}}",
-                    json_str(why)
-                );
-            }
-            Outcome::Failed(why) => {
-                let _ = write!(s, "\"status\": \"failed\", \"reason\": {}}}", json_str(why));
-            }
-        }
-    }
-    s.push_str("\n  ]");
+            v
+        })
+        .collect();
+    let mut doc = json!({"files": files, "results": results});
     if let Some(f) = floor {
-        let times: Vec<String> = f.times.iter().map(|&t| json_f(t)).collect();
-        let _ = write!(
-            s,
-            ",\n  \"floor\": {{\"threads\": {}, \"bytes\": {}, \"newlines\": {}, \"times_s\": [{}], \"median_s\": {}, \"min_s\": {}, \"max_s\": {}, \"gib_per_s\": {}}}",
-            f.threads,
-            f.bytes,
-            f.newlines,
-            times.join(", "),
-            json_f(f.median),
-            json_f(f.min),
-            json_f(f.max),
-            json_f(gib(f.bytes) / f.median)
-        );
+        doc["floor"] = json!({
+            "threads": f.threads,
+            "bytes": f.bytes,
+            "newlines": f.newlines,
+            "times_s": f.times,
+            "median_s": finite(f.median),
+            "min_s": finite(f.min),
+            "max_s": finite(f.max),
+            "gib_per_s": finite(gib(f.bytes) / f.median),
+        });
     }
-    s.push_str("\n}\n");
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
     s
 }
 
@@ -945,14 +907,14 @@ fn locate_grail(o: &Opts) -> Result<PathBuf, String> {
     } else {
         eprintln!(
             "warning: grail-bench is not a release build; the generator and --floor will be slow \
-             (use `cargo run --release --bin grail-bench`)"
+             (use `cargo run --release -p grail-bench`)"
         );
         dir.parent().ok_or("no target directory")?.join("release")
     };
     let grail = release.join("grail");
     if !o.no_build {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
         let target_dir = release.parent().ok_or("no target directory")?;
         eprintln!("building grail: cargo build --release --bin grail");
         let st = std::process::Command::new(cargo)

@@ -713,7 +713,6 @@ fn gen_block(spec: &GenSpec, b: usize, nblocks: usize, target: usize) -> Vec<u8>
 }
 
 /// One in-memory buffer of about `size` bytes (for criterion benches).
-#[allow(dead_code)]
 pub fn generate_vec(spec: &GenSpec) -> Vec<u8> {
     let nblocks = spec.size.div_ceil(BLOCK as u64).max(1) as usize;
     let mut v = Vec::with_capacity(spec.size as usize);
