@@ -35,7 +35,7 @@ pub(super) const EXPECTED: &str = "expected a date and time (2026-11-29, 2026-11
      or a relative time (10m ago, 2h ago, -30s, -1d)";
 
 impl Bound {
-    /// Parses the user's TIME (forms in the [module docs](self)). `now` is
+    /// Parses the user's TIME (forms in the [module docs](super)). `now` is
     /// passed in so that relative times (`10m ago`, `-1d`) are deterministic
     /// in tests. The error reads `cannot read time 'xyz': expected ...`; the
     /// caller prefixes `grail: --since: `.
@@ -76,7 +76,7 @@ impl Bound {
     }
 
     /// Resolves the bound against one log, given the log's format and its
-    /// first and last timestamps (the rules are in the [module docs](self)).
+    /// first and last timestamps (the rules are in the [module docs](super)).
     pub fn resolve(&self, fmt: &TimeFormat, first: &Stamp, last: &Stamp) -> Cutoff {
         if !fmt.has_year() || first.yearless {
             let anchor = first.wall;
