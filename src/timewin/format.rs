@@ -678,7 +678,7 @@ pub(super) const AUTO: [Kind; 6] = [
 ];
 
 /// A timestamp format: auto-detected ([`TimeFormat::detect`]) or explicit
-/// ([`TimeFormat::parse`]). See the [module docs](self) for the formats.
+/// ([`TimeFormat::parse`]). See the [module docs](super) for the formats.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimeFormat {
     pub(super) kind: Kind,
@@ -688,7 +688,7 @@ impl TimeFormat {
     /// An explicit strftime-like format given by the user (`--time-format`),
     /// e.g. `"%Y-%m-%d %H:%M:%S"`, `"%b %e %H:%M:%S"`,
     /// `"[%d/%b/%Y:%H:%M:%S %z]"`, `"%s"`. The directives are listed in the
-    /// [module docs](self). The error is a message for the user.
+    /// [module docs](super). The error is a message for the user.
     pub fn parse(spec: &str) -> Result<TimeFormat, String> {
         Ok(TimeFormat {
             kind: Kind::Explicit(Spec::parse(spec)?),

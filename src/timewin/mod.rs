@@ -295,7 +295,7 @@ impl std::error::Error for WindowError {}
 /// The lines of `hay` inside the time window, with the default
 /// [`WindowOptions`]. Lines in `[start, end)` are those whose (effective)
 /// timestamp `t` satisfies `since <= t < before`, by the rule in the
-/// [module docs](self). With neither bound it is the whole of `hay`, read
+/// [module docs](super). With neither bound it is the whole of `hay`, read
 /// without looking at a byte.
 pub fn window(
     hay: &[u8],
