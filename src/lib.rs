@@ -21,43 +21,110 @@
 //!     .unwrap();
 //! let searcher = Searcher::new(&query).line_numbers(true);
 //! let last = searcher.tail(log, 1).unwrap();
-//! assert_eq!(last[0].bytes, b"ERROR oom");
-//! assert_eq!(last[0].number, 4);
-//! assert_eq!(searcher.count(log).unwrap(), 2);
-//! let all: Vec<_> = searcher.all(log).unwrap().into_iter().map(|l| l.offset).collect();
+//! assert_eq!(last.lines[0].bytes, b"ERROR oom");
+//! assert_eq!(last.lines[0].number, 4);
+//! assert_eq!(searcher.count(log).unwrap().count, 2);
+//! let all: Vec<_> = searcher.all(log).unwrap().lines.iter().map(|l| l.offset).collect();
 //! assert_eq!(all, vec![11, 61]);
 //! ```
 //!
-//! The pieces, in the order a search uses them: [`query`] compiles patterns;
-//! [`source`] maps or reads inputs; [`scan`] finds selected lines forwards
-//! in parallel or backwards from the end; [`search`] handles one input
-//! (binary files, line numbers, streams); [`printer`] and [`context`] print
-//! grep's lines, colours, context groups and JSON; [`timewin`] finds time
-//! windows by binary search and [`follow`] follows growing files; [`cli`] is
-//! the program.
+//! The layers, each used only by the ones after it: [`query`] compiles
+//! patterns; [`source`] opens inputs (mapped files, read bytes, streams) and
+//! owns every memory-level `unsafe`; [`scan`] finds selected lines forwards
+//! in parallel or backwards from the end; [`search`] handles one input in
+//! every mode through one entry point, [`search::run`], handing lines to a
+//! [`search::Sink`]; [`printer`] formats grep's lines, colours, context
+//! groups and JSON. Beside them, [`timewin`] finds time windows by binary
+//! search, [`region`] turns `--from-byte`/`--since`/`--before` into the part
+//! of a file to search, and [`follow`] follows growing files. The command
+//! line is built on these and is not part of the API.
 #![deny(missing_docs)]
 
-pub mod cli;
-pub mod context;
+mod cli;
+mod error;
 pub mod follow;
 pub mod printer;
 pub mod query;
+pub mod region;
 pub mod scan;
 pub mod search;
-pub mod sigbus;
 pub mod source;
 pub mod timewin;
 
 pub use query::{Query, QueryBuilder, QueryError, Syntax};
 pub use scan::ScanConfig;
-pub use search::{BinaryMode, Line, SearchError, SearchOptions};
+pub use search::{BinaryMode, Line, Outcome, SearchError, SearchOptions};
+
+use search::{Input, Mode, Selected, Sink};
+use source::Haystack;
+use std::path::Path;
+
+/// The `grail` program: runs the command line `argv` (without the program
+/// name) and returns its exit status. For the `grail` binary; not an API.
+#[doc(hidden)]
+pub fn run_cli(argv: Vec<std::ffi::OsString>) -> i32 {
+    cli::run(argv)
+}
+
+/// What to search: bytes in memory, or a file by path (memory-mapped when
+/// large, its pages released behind the scan; a pipe or special file is
+/// read as a stream).
+#[derive(Clone, Copy, Debug)]
+pub enum Target<'a> {
+    /// Bytes in memory.
+    Bytes(&'a [u8]),
+    /// A file to open.
+    Path(&'a Path),
+}
+
+impl<'a> From<&'a [u8]> for Target<'a> {
+    fn from(b: &'a [u8]) -> Self {
+        Target::Bytes(b)
+    }
+}
+
+impl<'a, const N: usize> From<&'a [u8; N]> for Target<'a> {
+    fn from(b: &'a [u8; N]) -> Self {
+        Target::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a Vec<u8>> for Target<'a> {
+    fn from(b: &'a Vec<u8>) -> Self {
+        Target::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a Path> for Target<'a> {
+    fn from(p: &'a Path) -> Self {
+        Target::Path(p)
+    }
+}
+
+impl<'a> From<&'a std::path::PathBuf> for Target<'a> {
+    fn from(p: &'a std::path::PathBuf) -> Self {
+        Target::Path(p)
+    }
+}
+
+/// The lines a search found, and what happened on the way (a binary input,
+/// NUL bytes searched as text, bytes read), as data.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The lines, in file order.
+    pub lines: Vec<Line>,
+    /// What happened.
+    pub outcome: Outcome,
+}
 
 /// Searches byte slices or files with one query, with the same semantics as
-/// the command line (binary handling, `-m`, line numbers).
+/// the command line (binary handling, `-m`, line numbers, the part of a
+/// file to search), through the same [`search::run`].
 #[derive(Debug)]
 pub struct Searcher<'q> {
     query: &'q Query,
     opts: SearchOptions,
+    limits: region::Limits,
 }
 
 impl<'q> Searcher<'q> {
@@ -66,6 +133,7 @@ impl<'q> Searcher<'q> {
         Searcher {
             query,
             opts: SearchOptions::default(),
+            limits: region::Limits::default(),
         }
     }
 
@@ -93,108 +161,153 @@ impl<'q> Searcher<'q> {
         self
     }
 
-    /// Every selected line of the text part of `hay`, in order.
-    pub fn all(&self, hay: &[u8]) -> Result<Vec<Line>, SearchError> {
-        let mut v = Vec::new();
-        search::search_forward(
-            self.query,
-            hay,
-            false,
-            &self.opts,
-            &mut |_, l| {
-                v.push(l.clone());
-                true
-            },
-            false,
-        )?;
-        Ok(v)
+    /// Search only part of each input: from a byte offset, up to an end
+    /// offset, inside a time window ([`region::Limits`]). Line numbers and
+    /// offsets stay those of the whole input.
+    ///
+    /// ```
+    /// use grail::{region::Limits, QueryBuilder, Searcher};
+    /// let log = b"2026-11-29 22:30:00 ERROR early\n2026-11-29 22:40:00 ERROR late\n";
+    /// let q = QueryBuilder::new().include("ERROR").build().unwrap();
+    /// let since = grail::timewin::Bound::parse("22:35", std::time::SystemTime::now()).unwrap();
+    /// let s = Searcher::new(&q).line_numbers(true).limits(Limits { since: Some(since), ..Limits::default() });
+    /// let found = s.all(log).unwrap();
+    /// assert_eq!((found.lines.len(), found.lines[0].number), (1, 2));
+    /// ```
+    pub fn limits(mut self, limits: region::Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Every selected line, in order.
+    pub fn all<'a>(&self, target: impl Into<Target<'a>>) -> Result<Found, SearchError> {
+        self.collect(target.into(), Mode::Lines, usize::MAX)
     }
 
     /// The first `n` selected lines.
-    pub fn head(&self, hay: &[u8], n: usize) -> Result<Vec<Line>, SearchError> {
-        let mut v = Vec::new();
+    pub fn head<'a>(&self, target: impl Into<Target<'a>>, n: usize) -> Result<Found, SearchError> {
         if n == 0 {
-            return Ok(v);
+            return Ok(Found::default());
         }
-        search::search_forward(
-            self.query,
-            hay,
-            false,
-            &self.opts,
-            &mut |_, l| {
-                v.push(l.clone());
-                v.len() < n
-            },
-            false,
-        )?;
-        Ok(v)
+        self.collect(target.into(), Mode::Lines, n)
     }
 
     /// The last `n` selected lines, found from the end.
-    pub fn tail(&self, hay: &[u8], n: usize) -> Result<Vec<Line>, SearchError> {
-        let (mut v, _) = search::search_tail(self.query, hay, false, n, &self.opts, &|_| 1)?;
-        if v.len() > n {
-            v.drain(..v.len() - n);
-        }
-        Ok(v)
+    pub fn tail<'a>(&self, target: impl Into<Target<'a>>, n: usize) -> Result<Found, SearchError> {
+        let weight = |_: &[u8]| 1;
+        let mode = Mode::Tail {
+            records: n,
+            weight: &weight,
+        };
+        let mut found = self.collect(target.into(), mode, usize::MAX)?;
+        let extra = found.lines.len().saturating_sub(n);
+        found.lines.drain(..extra);
+        Ok(found)
     }
 
-    /// The number of selected lines, as `grep -c` counts them.
-    pub fn count(&self, hay: &[u8]) -> Result<u64, SearchError> {
-        Ok(
-            search::search_forward(self.query, hay, false, &self.opts, &mut |_, _| true, true)?
-                .selected,
-        )
+    /// Count the selected lines as `grep -c` does: [`Outcome::count`].
+    pub fn count<'a>(&self, target: impl Into<Target<'a>>) -> Result<Outcome, SearchError> {
+        Ok(self.collect(target.into(), Mode::Count, 0)?.outcome)
     }
 
-    /// Open `path` (memory-mapped when large) and return its last `n` selected lines.
-    pub fn tail_path(
+    /// Search `target` in `mode`, handing lines to `sink`: the streaming form
+    /// of every other method. Line numbers and offsets are those of the
+    /// whole input, also when [`Searcher::limits`] searches a part.
+    pub fn run<'a>(
         &self,
-        path: impl AsRef<std::path::Path>,
-        n: usize,
-    ) -> Result<Vec<Line>, SearchError> {
-        match source::open_path(path.as_ref()) {
-            Ok(source::Input::Whole { bytes, has_holes }) => {
-                let (mut v, _) =
-                    search::search_tail(self.query, &bytes, has_holes, n, &self.opts, &|_| 1)?;
-                if v.len() > n {
-                    v.drain(..v.len() - n);
+        target: impl Into<Target<'a>>,
+        mode: Mode<'_>,
+        sink: &mut dyn Sink,
+    ) -> Result<Outcome, SearchError> {
+        match target.into() {
+            Target::Bytes(b) => self.run_whole(Haystack::new(b), mode, sink),
+            Target::Path(p) => match source::open_path(p) {
+                Ok(source::Input::Whole(bytes)) => self.run_whole(bytes.haystack(), mode, sink),
+                Ok(source::Input::Stream(mut r)) if self.limits.is_empty() => {
+                    search::run(self.query, Input::Stream(&mut r), &self.opts, mode, sink)
                 }
-                Ok(v)
-            }
-            Ok(source::Input::Stream(mut r)) => {
-                let mut ring = std::collections::VecDeque::new();
-                search::search_stream(
-                    self.query,
-                    &mut *r,
-                    &self.opts,
-                    &mut |_, l| {
-                        if n > 0 {
-                            if ring.len() == n {
-                                ring.pop_front();
-                            }
-                            ring.push_back(l.clone());
-                        }
-                        true
-                    },
-                    false,
-                )?;
-                Ok(ring.into())
-            }
-            Err(source::OpenError::Io(e)) => Err(SearchError::Io(e)),
-            Err(source::OpenError::Directory) => {
-                Err(SearchError::Io(std::io::Error::other("Is a directory")))
-            }
+                Ok(source::Input::Stream(_)) => Err(SearchError::Io(std::io::Error::other(
+                    "a part of a file (limits) needs a regular file, not a stream",
+                ))),
+                Err(e) => Err(SearchError::Io(e.into())),
+            },
         }
+    }
+
+    fn run_whole(
+        &self,
+        hay: Haystack<'_>,
+        mode: Mode<'_>,
+        sink: &mut dyn Sink,
+    ) -> Result<Outcome, SearchError> {
+        if self.limits.is_empty() {
+            return search::run(self.query, Input::Bytes(hay), &self.opts, mode, sink);
+        }
+        let r = region::region(
+            hay,
+            &self.limits,
+            self.opts.line_numbers,
+            self.opts.scan.parallel,
+        )
+        .map_err(|e| SearchError::Io(std::io::Error::other(e)))?;
+        let mut shifted = Shifted {
+            inner: sink,
+            lines: r.base_line,
+            bytes: r.start as u64,
+        };
+        let part = Input::Bytes(hay.slice(r.start, r.end));
+        search::run(self.query, part, &self.opts, mode, &mut shifted)
+    }
+
+    /// Collect at most `n` lines of a search in `mode`.
+    fn collect(&self, target: Target<'_>, mode: Mode<'_>, n: usize) -> Result<Found, SearchError> {
+        let mut lines = Vec::new();
+        let mut keep = |buf: &[u8], l: &Selected| {
+            lines.push(Line::of(buf, l));
+            lines.len() < n
+        };
+        let outcome = self.run(target, mode, &mut keep)?;
+        Ok(Found { lines, outcome })
     }
 }
 
-/// An I/O error as grep words it: the system's message without Rust's
-/// "(os error N)" suffix.
-pub fn io_error_text(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
+/// A sink for a part of an input: numbers and offsets made those of the
+/// whole input.
+struct Shifted<'s> {
+    inner: &'s mut dyn Sink,
+    lines: u64,
+    bytes: u64,
+}
+
+impl Sink for Shifted<'_> {
+    fn selected(&mut self, out: &mut Vec<u8>, buf: &[u8], line: &Selected) -> bool {
+        let l = Selected {
+            number: if line.number > 0 {
+                line.number + self.lines
+            } else {
+                0
+            },
+            offset: line.offset + self.bytes,
+            ..*line
+        };
+        self.inner.selected(out, buf, &l)
+    }
+    fn reached(&mut self, out: &mut Vec<u8>, buf: &[u8], upto: usize) {
+        self.inner.reached(out, buf, upto)
+    }
+    fn write(&mut self, bytes: &[u8]) -> bool {
+        self.inner.write(bytes)
+    }
+    fn keep_from(&self, buf: &[u8], lim: usize) -> usize {
+        self.inner.keep_from(buf, lim)
+    }
+    fn dropped(&mut self, n: usize) {
+        self.inner.dropped(n)
+    }
+    fn after(&self) -> usize {
+        self.inner.after()
+    }
+    fn owed(&self) -> usize {
+        self.inner.owed()
     }
 }

@@ -393,41 +393,39 @@ fn binary_files_are_treated_as_grep_treats_them() {
 /// only.
 #[test]
 fn library_modes_and_bytes_read() {
-    use grail::search::{search_forward, search_tail, SearchOptions};
+    use grail::search::{self, Input, Mode, SearchOptions, Selected};
+    use grail::source::Haystack;
     use grail::{BinaryMode, QueryBuilder, Searcher};
     let mut log = log_lines(400_000, false, 0);
     let z = 120_000;
     log[z] = 0;
     let q = QueryBuilder::new().include("ERROR").build().unwrap();
-    let all = Searcher::new(&q).all(&log).unwrap();
+    let all = Searcher::new(&q).all(&log).unwrap().lines;
     let text = Searcher::new(&q)
         .binary(BinaryMode::Text)
         .all(&log)
-        .unwrap();
+        .unwrap()
+        .lines;
     assert_eq!(all, text);
     let exact = Searcher::new(&q)
         .binary(BinaryMode::Grep)
         .all(&log)
-        .unwrap();
+        .unwrap()
+        .lines;
     assert!(exact.len() < all.len());
     let mut n = 0;
-    let o = search_forward(
-        &q,
-        &log,
-        false,
-        &SearchOptions::default(),
-        &mut |_, _| {
-            n += 1;
-            true
-        },
-        false,
-    )
-    .unwrap();
+    let mut sink = |_: &[u8], _: &Selected| {
+        n += 1;
+        true
+    };
+    let input = Input::Bytes(Haystack::new(&log));
+    let o = search::run(&q, input, &SearchOptions::default(), Mode::Lines, &mut sink).unwrap();
     assert_eq!(o.nuls.map(|n| (n.first, n.count)), Some((z, 1)));
     assert_eq!(n, all.len());
     // A tail of a 20 MB log reads its end and the first 96 KiB.
     let big: Vec<u8> = log_lines(20_000_000, false, 0);
-    let (lines, o) = search_tail(&q, &big, false, 10, &SearchOptions::default(), &|_| 1).unwrap();
+    let found = Searcher::new(&q).tail(&big, 10).unwrap();
+    let (lines, o) = (found.lines, found.outcome);
     assert_eq!(lines.len(), 10);
     assert!(o.scanned < 1 << 20, "read {} bytes", o.scanned);
     assert!(o.scanned as usize >= FIRST_READ);

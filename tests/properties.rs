@@ -87,18 +87,18 @@ fn check(
             .line_numbers(true)
             .binary(BinaryMode::Text)
             .scan_config(cfg);
-        let all = s.all(hay).unwrap();
+        let all = s.all(hay).unwrap().lines;
         assert_eq!(all, want, "all(), chunk {chunk}, parallel {parallel}");
-        assert_eq!(s.count(hay).unwrap(), want.len() as u64);
+        assert_eq!(s.count(hay).unwrap().count, want.len() as u64);
         for n in 0..=want.len() + 1 {
-            let t = s.tail(hay, n).unwrap();
+            let t = s.tail(hay, n).unwrap().lines;
             let k = want.len().saturating_sub(n);
             assert_eq!(
                 t,
                 want[k..].to_vec(),
                 "tail({n}), chunk {chunk}, parallel {parallel}"
             );
-            let h = s.head(hay, n).unwrap();
+            let h = s.head(hay, n).unwrap().lines;
             assert_eq!(h, want[..n.min(want.len())].to_vec(), "head({n})");
         }
         for m in 0..=want.len() {
@@ -107,8 +107,8 @@ fn check(
                 .binary(BinaryMode::Text)
                 .scan_config(cfg)
                 .max_count(Some(m as u64));
-            assert_eq!(s.all(hay).unwrap(), want[..m].to_vec(), "-m {m}");
-            let t = s.tail(hay, 2).unwrap();
+            assert_eq!(s.all(hay).unwrap().lines, want[..m].to_vec(), "-m {m}");
+            let t = s.tail(hay, 2).unwrap().lines;
             assert_eq!(t, want[m.saturating_sub(2)..m].to_vec(), "-m {m} tail 2");
         }
     }

@@ -2,9 +2,9 @@
 //! and patterns, failing output. Each case pins the behaviour chosen; where
 //! GNU grep defines it, grail is compared with grep.
 
-use grail::search::{search_forward, search_tail, SearchError, SearchOptions};
-use grail::source::{open_path, Input};
-use grail::{QueryBuilder, ScanConfig, Syntax};
+use grail::search::{self, Line, Mode, Outcome, SearchError, SearchOptions, Selected};
+use grail::source::{open_path, Bytes, Input};
+use grail::{Query, QueryBuilder, ScanConfig, Syntax};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -46,11 +46,50 @@ fn big_log(path: &Path, lines: usize) {
     f.flush().unwrap();
 }
 
-fn whole(path: &Path) -> grail::source::Bytes {
+fn whole(path: &Path) -> Bytes {
     match open_path(path).unwrap() {
-        Input::Whole { bytes, .. } => bytes,
+        Input::Whole(bytes) => bytes,
         Input::Stream(_) => panic!("expected a regular file"),
     }
+}
+
+/// Every selected line of a whole file, through `search::run`, to `emit`
+/// until it returns false.
+fn search_forward(
+    q: &Query,
+    bytes: &Bytes,
+    opts: &SearchOptions,
+    emit: &mut dyn FnMut(&Line) -> bool,
+) -> Result<Outcome, SearchError> {
+    let mut sink = |buf: &[u8], l: &Selected| emit(&Line::of(buf, l));
+    let input = search::Input::Bytes(bytes.haystack());
+    search::run(q, input, opts, Mode::Lines, &mut sink)
+}
+
+/// The last `n` selected lines of a whole file, through `search::run`.
+fn search_tail(
+    q: &Query,
+    bytes: &Bytes,
+    n: usize,
+    opts: &SearchOptions,
+) -> Result<(Vec<Line>, Outcome), SearchError> {
+    let mut lines = Vec::new();
+    let mut sink = |buf: &[u8], l: &Selected| {
+        lines.push(Line::of(buf, l));
+        true
+    };
+    let mode = Mode::Tail {
+        records: n,
+        weight: &|_| 1,
+    };
+    let o = search::run(
+        q,
+        search::Input::Bytes(bytes.haystack()),
+        opts,
+        mode,
+        &mut sink,
+    )?;
+    Ok((lines, o))
 }
 
 // ---------------------------------------------------------------- files that change
@@ -63,36 +102,31 @@ fn truncated_during_search_reports_shrank_and_prints_nothing_after() {
     let path = dir.path().join("rotating.log");
     big_log(&path, 400_000); // ~24 MB
     let bytes = whole(&path);
-    assert!(matches!(bytes, grail::source::Bytes::Mapped(..)));
+    assert!(bytes.is_mapped());
     let q = QueryBuilder::new().include("INFO").build().unwrap();
-    let mut opts = SearchOptions::default().for_input(&bytes);
-    opts.scan = ScanConfig {
-        chunk_size: 64 << 10,
-        tail_start: 64 << 10,
-        parallel: false,
+    let opts = SearchOptions {
+        scan: ScanConfig {
+            chunk_size: 64 << 10,
+            tail_start: 64 << 10,
+            parallel: false,
+        },
+        binary: grail::BinaryMode::Text,
+        ..SearchOptions::default()
     };
-    opts.binary = grail::BinaryMode::Text;
     let mut printed = 0u64;
     let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-    let r = search_forward(
-        &q,
-        &bytes,
-        false,
-        &opts,
-        &mut |_, line| {
-            printed += 1;
-            assert!(
-                line.bytes.starts_with(b"2026-11-29"),
-                "garbage line printed: {:?}",
-                &line.bytes[..20.min(line.bytes.len())]
-            );
-            if printed == 10 {
-                file.set_len(4096).unwrap();
-            }
-            true
-        },
-        false,
-    );
+    let r = search_forward(&q, &bytes, &opts, &mut |line| {
+        printed += 1;
+        assert!(
+            line.bytes.starts_with(b"2026-11-29"),
+            "garbage line printed: {:?}",
+            &line.bytes[..20.min(line.bytes.len())]
+        );
+        if printed == 10 {
+            file.set_len(4096).unwrap();
+        }
+        true
+    });
     assert!(matches!(r, Err(SearchError::Shrank)), "got {r:?}");
     // Lines printed before the truncation was seen are exact; the first
     // chunk's lines come from the untruncated file.
@@ -113,8 +147,8 @@ fn truncated_during_tail_reports_shrank() {
         .unwrap();
     let q = QueryBuilder::new().include("INFO").build().unwrap();
     // Default binary mode reads the whole file (NUL check): every page faults.
-    let opts = SearchOptions::default().for_input(&bytes);
-    let r = search_tail(&q, &bytes, false, 10, &opts, &|_| 1);
+    let opts = SearchOptions::default();
+    let r = search_tail(&q, &bytes, 10, &opts);
     assert!(
         matches!(r, Err(SearchError::Shrank)),
         "got {:?}",
@@ -185,17 +219,10 @@ fn growing_file_answers_for_the_length_at_open() {
     f.write_all(b"three Error\nfour Err").unwrap();
     let q = QueryBuilder::new().include("Err").build().unwrap();
     let mut lines = Vec::new();
-    search_forward(
-        &q,
-        &bytes,
-        false,
-        &SearchOptions::default().for_input(&bytes),
-        &mut |_, l| {
-            lines.push(l.bytes.clone());
-            true
-        },
-        false,
-    )
+    search_forward(&q, &bytes, &SearchOptions::default(), &mut |l| {
+        lines.push(l.bytes.clone());
+        true
+    })
     .unwrap();
     assert_eq!(lines, vec![b"one Error".to_vec(), b"two Error".to_vec()]);
 }
@@ -210,15 +237,7 @@ fn replaced_file_keeps_reading_the_opened_one() {
     std::fs::rename(&path, dir.path().join("app.log.1")).unwrap();
     std::fs::write(&path, b"new Error\n").unwrap();
     let q = QueryBuilder::new().include("Error").build().unwrap();
-    let (lines, _) = search_tail(
-        &q,
-        &bytes,
-        false,
-        1,
-        &SearchOptions::default().for_input(&bytes),
-        &|_| 1,
-    )
-    .unwrap();
+    let (lines, _) = search_tail(&q, &bytes, 1, &SearchOptions::default()).unwrap();
     assert_eq!(lines[0].bytes, b"old Error 2");
 }
 

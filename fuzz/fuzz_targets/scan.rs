@@ -113,21 +113,21 @@ fuzz_target!(|data: &[u8]| {
             .binary(BinaryMode::Text)
             .max_count(m.map(|m| m as u64))
             .scan_config(cfg);
-        assert_eq!(s.all(&hay).unwrap(), first, "all:\n{}", repro());
+        assert_eq!(s.all(&hay).unwrap().lines, first, "all:\n{}", repro());
         assert_eq!(
-            s.count(&hay).unwrap(),
+            s.count(&hay).unwrap().count,
             first.len() as u64,
             "count:\n{}",
             repro()
         );
         assert_eq!(
-            s.head(&hay, n).unwrap(),
+            s.head(&hay, n).unwrap().lines,
             first[..n.min(first.len())],
             "head:\n{}",
             repro()
         );
         assert_eq!(
-            s.tail(&hay, n).unwrap(),
+            s.tail(&hay, n).unwrap().lines,
             first[first.len().saturating_sub(n)..],
             "tail:\n{}",
             repro()

@@ -102,12 +102,6 @@ pub struct Args {
     pub pid: Option<i32>,
     /// --timeout
     pub timeout: Option<std::time::Duration>,
-    /// Internal (--follow): search each named file only up to this byte.
-    pub to_byte: Vec<(Vec<u8>, u64)>,
-    /// Internal (--follow): added to printed line numbers.
-    pub base_line: u64,
-    /// Internal (--follow): added to printed byte offsets.
-    pub base_offset: u64,
     /// --help
     pub help: bool,
     /// -V
@@ -129,13 +123,13 @@ pub enum ColorWhen {
 impl Args {
     /// The context asked for, if any (`-A`, `-B`, `-C` or `-NUM`, even 0:
     /// grep then still prints group separators).
-    pub fn context(&self) -> Option<crate::context::ContextSpec> {
+    pub fn context(&self) -> Option<crate::printer::ContextSpec> {
         let before = self.context_before.or(self.context_default);
         let after = self.context_after.or(self.context_default);
         if before.is_none() && after.is_none() {
             return None;
         }
-        Some(crate::context::ContextSpec {
+        Some(crate::printer::ContextSpec {
             before: before.unwrap_or(0),
             after: after.unwrap_or(0),
             separator: self.group_separator.clone(),
@@ -225,6 +219,266 @@ fn set_syntax(a: &mut Args, s: Syntax) -> Result<(), UsageError> {
     }
 }
 
+/// An option as given: its short letter or long name.
+#[derive(Clone, Copy)]
+enum Opt<'s> {
+    S(char),
+    L(&'s str),
+}
+
+/// An option, owned (a long name borrows the parser).
+enum Key {
+    Short(char),
+    Long(String),
+}
+
+impl Key {
+    fn as_opt(&self) -> Opt<'_> {
+        match self {
+            Key::Short(c) => Opt::S(*c),
+            Key::Long(s) => Opt::L(s),
+        }
+    }
+}
+
+use Opt::{L, S};
+
+/// Options that choose what is selected: patterns, syntax, excludes, case,
+/// binary handling, `-m`. False: not one of them.
+fn matching_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<bool, UsageError> {
+    match opt {
+        S('e') | L("regexp") => {
+            a.patterns.push(p.value()?.into_vec());
+            a.explicit_patterns = true;
+        }
+        S('f') | L("file") => {
+            let path = p.value()?;
+            let data = if path == "-" {
+                let mut v = Vec::new();
+                std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)
+                    .map_err(|e| UsageError(format!("-: {}", crate::error::io_text(&e))))?;
+                v
+            } else {
+                std::fs::read(&path).map_err(|e| {
+                    UsageError(format!(
+                        "{}: {}",
+                        path.to_string_lossy(),
+                        crate::error::io_text(&e)
+                    ))
+                })?
+            };
+            let mut d = &data[..];
+            if d.last() == Some(&b'\n') {
+                d = &d[..d.len() - 1];
+            }
+            if !data.is_empty() {
+                a.patterns.push(d.to_vec());
+            }
+            a.explicit_patterns = true;
+        }
+        S('E') | L("extended-regexp") => set_syntax(a, Syntax::Extended)?,
+        S('F') | L("fixed-strings") => set_syntax(a, Syntax::Fixed)?,
+        S('G') | L("basic-regexp") => set_syntax(a, Syntax::Basic)?,
+        S('P') | L("perl-regexp") => {
+            return Err(refuse(
+                "-P",
+                "Perl regular expressions have no exact automaton translation",
+            ))
+        }
+        S('N') | L("not") => a.excludes.push((None, p.value()?.into_vec())),
+        L("not-E") => a
+            .excludes
+            .push((Some(Syntax::Extended), p.value()?.into_vec())),
+        L("not-F") => a
+            .excludes
+            .push((Some(Syntax::Fixed), p.value()?.into_vec())),
+        L("not-G") => a
+            .excludes
+            .push((Some(Syntax::Basic), p.value()?.into_vec())),
+        S('i') | S('y') | L("ignore-case") => a.ignore_case = true,
+        L("no-ignore-case") => a.ignore_case = false,
+        S('w') | L("word-regexp") => a.word = true,
+        S('x') | L("line-regexp") => a.line = true,
+        S('v') | L("invert-match") => a.invert = true,
+        S('a') | L("text") => a.binary = BinaryMode::Text,
+        S('I') => a.binary = BinaryMode::WithoutMatch,
+        L("binary-files") => {
+            let v = p.value()?;
+            a.binary = match v.to_str() {
+                Some("binary") => BinaryMode::Grep,
+                Some("text") => BinaryMode::Text,
+                Some("without-match") => BinaryMode::WithoutMatch,
+                _ => {
+                    return Err(UsageError(format!(
+                        "unknown binary-files type '{}'",
+                        v.to_string_lossy()
+                    )))
+                }
+            };
+        }
+        S('m') | L("max-count") => {
+            let v = p.value()?;
+            let s = v.to_string_lossy().into_owned();
+            // grep: a negative count means no limit.
+            a.max_count = match s.trim().parse::<i64>() {
+                Ok(n) if n < 0 => None,
+                Ok(n) => Some(n as u64),
+                Err(_) => return Err(UsageError(format!("invalid max count '{s}'"))),
+            };
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Options that choose what is printed: counts, names, prefixes, colour,
+/// context. False: not one of them.
+fn output_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<bool, UsageError> {
+    match opt {
+        S('c') | L("count") => a.count = true,
+        // The later of -l and -L wins, as in grep.
+        S('l') | L("files-with-matches") => {
+            a.files_with_matches = true;
+            a.files_without_match = false;
+        }
+        S('L') | L("files-without-match") => {
+            a.files_without_match = true;
+            a.files_with_matches = false;
+        }
+        S('q') | L("quiet") | L("silent") => a.quiet = true,
+        S('s') | L("no-messages") => a.no_messages = true,
+        S('n') | L("line-number") => a.line_number = true,
+        S('b') | L("byte-offset") => a.byte_offset = true,
+        S('H') | L("with-filename") => a.with_filename = Some(true),
+        S('h') | L("no-filename") => a.with_filename = Some(false),
+        L("label") => a.label = Some(p.value()?.into_vec()),
+        S('o') | L("only-matching") => a.only_matching = true,
+        S('Z') | L("null") => a.null = true,
+        L("line-buffered") => a.line_buffered = true,
+        S('U') | L("binary") => {}
+        S('u') | L("unix-byte-offsets") => {}
+        L("color") | L("colour") => {
+            let v = p.optional_value();
+            let when = v
+                .as_ref()
+                .and_then(|v| v.to_str())
+                .unwrap_or("auto")
+                .to_ascii_lowercase();
+            a.color = match when.as_str() {
+                "never" | "no" | "none" => ColorWhen::Never,
+                "auto" | "tty" | "if-tty" => ColorWhen::Auto,
+                "always" | "yes" | "force" => ColorWhen::Always,
+                _ => {
+                    return Err(UsageError(format!(
+                        "invalid argument '{when}' for '--color'"
+                    )))
+                }
+            };
+        }
+        S('A') | L("after-context") => {
+            a.context_after = Some(context_len(&p.value()?.to_string_lossy())?)
+        }
+        S('B') | L("before-context") => {
+            a.context_before = Some(context_len(&p.value()?.to_string_lossy())?)
+        }
+        S('C') | L("context") => {
+            a.context_default = Some(context_len(&p.value()?.to_string_lossy())?)
+        }
+        L("group-separator") => a.group_separator = Some(p.value()?.into_vec()),
+        L("no-group-separator") => a.group_separator = None,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// grail's own options: reports, time windows, follow, tail and head,
+/// `--sh`, threads. False: not one of them.
+fn grail_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<bool, UsageError> {
+    match opt {
+        L("json") => a.json = true,
+        L("stats") => a.stats = true,
+        L("since") => a.since = Some(p.value()?.to_string_lossy().into_owned()),
+        L("before") => a.before_time = Some(p.value()?.to_string_lossy().into_owned()),
+        L("time-format") => a.time_format = Some(p.value()?.to_string_lossy().into_owned()),
+        L("from-byte") => a.from_byte = Some(num(p.value()?, "--from-byte")?),
+        L("follow") => a.follow = true,
+        L("until") => {
+            a.until = Some(p.value()?.into_vec());
+            a.follow = true;
+        }
+        L("pid") => {
+            let v = p.value()?;
+            let s = v.to_string_lossy().into_owned();
+            a.pid = match s.trim().parse::<i32>() {
+                Ok(n) if n > 0 => Some(n),
+                _ => return Err(UsageError(format!("invalid process id '{s}'"))),
+            };
+            a.follow = true;
+        }
+        L("timeout") => a.timeout = Some(duration(&p.value()?.to_string_lossy())?),
+        S('t') | L("tail") => a.tail = Some(num(p.value()?, "tail")?),
+        L("head") => a.head = Some(num(p.value()?, "head")?),
+        L("sh") => a.sh = Some(p.value()?),
+        L("explain") => a.explain = true,
+        L("sh-fallback") => a.sh_fallback = true,
+        L("threads") => {
+            let n = num(p.value()?, "threads")?;
+            a.threads = Some(n.max(1) as usize);
+        }
+        L("chunk-size") => {
+            let n = num(p.value()?, "chunk size")?;
+            a.chunk_size = Some(n.max(1) as usize);
+        }
+        L("help") => a.help = true,
+        S('V') | L("version") => a.version = true,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// grep's options grail refuses (or accepts only in their default form).
+/// False: not one of them.
+fn unsupported_option(opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<bool, UsageError> {
+    match opt {
+        S('r') | S('R') | L("recursive") | L("dereference-recursive") => {
+            return Err(refuse(
+                "-r",
+                "recursive search is not implemented; pass files explicitly",
+            ))
+        }
+        S('z') | L("null-data") => {
+            return Err(refuse("-z", "NUL-terminated lines are not implemented"))
+        }
+        S('T') | L("initial-tab") => return Err(refuse("-T", "tab alignment is not implemented")),
+        S('d') | L("directories") => {
+            let v = p.value()?;
+            if v != "read" {
+                return Err(refuse(
+                    "-d",
+                    "only the default action 'read' is implemented",
+                ));
+            }
+        }
+        S('D') | L("devices") => {
+            let v = p.value()?;
+            if v != "read" {
+                return Err(refuse(
+                    "-D",
+                    "only the default action 'read' is implemented",
+                ));
+            }
+        }
+        L("include") | L("exclude") | L("exclude-from") | L("exclude-dir") => {
+            return Err(refuse(
+                "file selection globs",
+                "they apply to recursive search, which is not implemented",
+            ))
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
 /// Parse `argv` (without the program name).
 pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
     let mut a = Args::default();
@@ -236,135 +490,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
     while let Some(arg) = p.next()? {
         let was_digit_run = last_digit_continues;
         last_digit_continues = false;
-        match arg {
-            Short('e') | Long("regexp") => {
-                a.patterns.push(p.value()?.into_vec());
-                a.explicit_patterns = true;
-            }
-            Short('f') | Long("file") => {
-                let path = p.value()?;
-                let data = if path == "-" {
-                    let mut v = Vec::new();
-                    std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)
-                        .map_err(|e| UsageError(format!("-: {}", crate::io_error_text(&e))))?;
-                    v
-                } else {
-                    std::fs::read(&path).map_err(|e| {
-                        UsageError(format!(
-                            "{}: {}",
-                            path.to_string_lossy(),
-                            crate::io_error_text(&e)
-                        ))
-                    })?
-                };
-                let mut d = &data[..];
-                if d.last() == Some(&b'\n') {
-                    d = &d[..d.len() - 1];
-                }
-                if !data.is_empty() {
-                    a.patterns.push(d.to_vec());
-                }
-                a.explicit_patterns = true;
-            }
-            Short('E') | Long("extended-regexp") => set_syntax(&mut a, Syntax::Extended)?,
-            Short('F') | Long("fixed-strings") => set_syntax(&mut a, Syntax::Fixed)?,
-            Short('G') | Long("basic-regexp") => set_syntax(&mut a, Syntax::Basic)?,
-            Short('P') | Long("perl-regexp") => {
-                return Err(refuse(
-                    "-P",
-                    "Perl regular expressions have no exact automaton translation",
-                ))
-            }
-            Short('N') | Long("not") => a.excludes.push((None, p.value()?.into_vec())),
-            Long("not-E") => a
-                .excludes
-                .push((Some(Syntax::Extended), p.value()?.into_vec())),
-            Long("not-F") => a
-                .excludes
-                .push((Some(Syntax::Fixed), p.value()?.into_vec())),
-            Long("not-G") => a
-                .excludes
-                .push((Some(Syntax::Basic), p.value()?.into_vec())),
-            Short('i') | Short('y') | Long("ignore-case") => a.ignore_case = true,
-            Long("no-ignore-case") => a.ignore_case = false,
-            Short('w') | Long("word-regexp") => a.word = true,
-            Short('x') | Long("line-regexp") => a.line = true,
-            Short('v') | Long("invert-match") => a.invert = true,
-            Short('c') | Long("count") => a.count = true,
-            // The later of -l and -L wins, as in grep.
-            Short('l') | Long("files-with-matches") => {
-                a.files_with_matches = true;
-                a.files_without_match = false;
-            }
-            Short('L') | Long("files-without-match") => {
-                a.files_without_match = true;
-                a.files_with_matches = false;
-            }
-            Short('q') | Long("quiet") | Long("silent") => a.quiet = true,
-            Short('s') | Long("no-messages") => a.no_messages = true,
-            Short('n') | Long("line-number") => a.line_number = true,
-            Short('b') | Long("byte-offset") => a.byte_offset = true,
-            Short('H') | Long("with-filename") => a.with_filename = Some(true),
-            Short('h') | Long("no-filename") => a.with_filename = Some(false),
-            Long("label") => a.label = Some(p.value()?.into_vec()),
-            Short('o') | Long("only-matching") => a.only_matching = true,
-            Short('a') | Long("text") => a.binary = BinaryMode::Text,
-            Short('I') => a.binary = BinaryMode::WithoutMatch,
-            Long("binary-files") => {
-                let v = p.value()?;
-                a.binary = match v.to_str() {
-                    Some("binary") => BinaryMode::Grep,
-                    Some("text") => BinaryMode::Text,
-                    Some("without-match") => BinaryMode::WithoutMatch,
-                    _ => {
-                        return Err(UsageError(format!(
-                            "unknown binary-files type '{}'",
-                            v.to_string_lossy()
-                        )))
-                    }
-                };
-            }
-            Short('m') | Long("max-count") => {
-                let v = p.value()?;
-                let s = v.to_string_lossy().into_owned();
-                // grep: a negative count means no limit.
-                a.max_count = match s.trim().parse::<i64>() {
-                    Ok(n) if n < 0 => None,
-                    Ok(n) => Some(n as u64),
-                    Err(_) => return Err(UsageError(format!("invalid max count '{s}'"))),
-                };
-            }
-            Short('Z') | Long("null") => a.null = true,
-            Long("line-buffered") => a.line_buffered = true,
-            Short('U') | Long("binary") => {}
-            Short('u') | Long("unix-byte-offsets") => {}
-            Long("color") | Long("colour") => {
-                let v = p.optional_value();
-                let when = v
-                    .as_ref()
-                    .and_then(|v| v.to_str())
-                    .unwrap_or("auto")
-                    .to_ascii_lowercase();
-                a.color = match when.as_str() {
-                    "never" | "no" | "none" => ColorWhen::Never,
-                    "auto" | "tty" | "if-tty" => ColorWhen::Auto,
-                    "always" | "yes" | "force" => ColorWhen::Always,
-                    _ => {
-                        return Err(UsageError(format!(
-                            "invalid argument '{when}' for '--color'"
-                        )))
-                    }
-                };
-            }
-            Short('A') | Long("after-context") => {
-                a.context_after = Some(context_len(&p.value()?.to_string_lossy())?)
-            }
-            Short('B') | Long("before-context") => {
-                a.context_before = Some(context_len(&p.value()?.to_string_lossy())?)
-            }
-            Short('C') | Long("context") => {
-                a.context_default = Some(context_len(&p.value()?.to_string_lossy())?)
-            }
+        let opt = match arg {
             Short(c) if c.is_ascii_digit() => {
                 // grep's -NUM: digits in a row within one argument make one
                 // number; a new argument (or another option between) starts
@@ -383,88 +509,24 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
                 last_digit_continues = p.try_raw_args().is_none();
                 continue;
             }
-            Long("group-separator") => a.group_separator = Some(p.value()?.into_vec()),
-            Long("no-group-separator") => a.group_separator = None,
-            Long("json") => a.json = true,
-            Long("stats") => a.stats = true,
-            Long("since") => a.since = Some(p.value()?.to_string_lossy().into_owned()),
-            Long("before") => a.before_time = Some(p.value()?.to_string_lossy().into_owned()),
-            Long("time-format") => a.time_format = Some(p.value()?.to_string_lossy().into_owned()),
-            Long("from-byte") => a.from_byte = Some(num(p.value()?, "--from-byte")?),
-            Long("follow") => a.follow = true,
-            Long("until") => {
-                a.until = Some(p.value()?.into_vec());
-                a.follow = true;
+            Value(v) => {
+                operands.push(v);
+                continue;
             }
-            Long("pid") => {
-                let v = p.value()?;
-                let s = v.to_string_lossy().into_owned();
-                a.pid = match s.trim().parse::<i32>() {
-                    Ok(n) if n > 0 => Some(n),
-                    _ => return Err(UsageError(format!("invalid process id '{s}'"))),
-                };
-                a.follow = true;
-            }
-            Long("timeout") => a.timeout = Some(duration(&p.value()?.to_string_lossy())?),
-            Short('r') | Short('R') | Long("recursive") | Long("dereference-recursive") => {
-                return Err(refuse(
-                    "-r",
-                    "recursive search is not implemented; pass files explicitly",
-                ))
-            }
-            Short('z') | Long("null-data") => {
-                return Err(refuse("-z", "NUL-terminated lines are not implemented"))
-            }
-            Short('T') | Long("initial-tab") => {
-                return Err(refuse("-T", "tab alignment is not implemented"))
-            }
-            Short('d') | Long("directories") => {
-                let v = p.value()?;
-                if v != "read" {
-                    return Err(refuse(
-                        "-d",
-                        "only the default action 'read' is implemented",
-                    ));
-                }
-            }
-            Short('D') | Long("devices") => {
-                let v = p.value()?;
-                if v != "read" {
-                    return Err(refuse(
-                        "-D",
-                        "only the default action 'read' is implemented",
-                    ));
-                }
-            }
-            Long("include") | Long("exclude") | Long("exclude-from") | Long("exclude-dir") => {
-                return Err(refuse(
-                    "file selection globs",
-                    "they apply to recursive search, which is not implemented",
-                ))
-            }
-            Short('t') | Long("tail") => a.tail = Some(num(p.value()?, "tail")?),
-            Long("head") => a.head = Some(num(p.value()?, "head")?),
-            Long("sh") => a.sh = Some(p.value()?),
-            Long("explain") => a.explain = true,
-            Long("sh-fallback") => a.sh_fallback = true,
-            Long("threads") => {
-                let n = num(p.value()?, "threads")?;
-                a.threads = Some(n.max(1) as usize);
-            }
-            Long("chunk-size") => {
-                let n = num(p.value()?, "chunk size")?;
-                a.chunk_size = Some(n.max(1) as usize);
-            }
-            Long("help") => a.help = true,
-            Short('V') | Long("version") => a.version = true,
-            Value(v) => operands.push(v),
+            Short(c) => Key::Short(c),
+            Long(name) => Key::Long(name.to_string()),
+        };
+        let opt = opt.as_opt();
+        let known = matching_option(&mut a, opt, &mut p)?
+            || output_option(&mut a, opt, &mut p)?
+            || grail_option(&mut a, opt, &mut p)?
+            || unsupported_option(opt, &mut p)?;
+        if !known {
             // grep's (getopt's) words, then its two usage lines.
-            Short(c) => return Err(UsageError(format!("invalid option -- '{c}'\n{USAGE}"))),
-            Long(name) => {
-                return Err(UsageError(format!(
-                    "unrecognized option '--{name}'\n{USAGE}"
-                )))
-            }
+            return Err(match opt {
+                Opt::S(c) => UsageError(format!("invalid option -- '{c}'\n{USAGE}")),
+                Opt::L(name) => UsageError(format!("unrecognized option '--{name}'\n{USAGE}")),
+            });
         }
     }
     if !a.explicit_patterns && !a.help && !a.version && a.sh.is_none() {

@@ -16,7 +16,10 @@
 //! flushed line by line.
 
 use super::args::Args;
-use super::{run_with_reports, Stdin, EXIT_NONE, EXIT_SELECTED, EXIT_TROUBLE};
+use super::driver::{run_plan, Output, Stdin};
+use super::plan::Phase;
+use super::report::{FileStats, FollowSummary};
+use super::{EXIT_NONE, EXIT_SELECTED, EXIT_TROUBLE};
 use crate::follow::{Event, FollowOptions, Follower};
 use crate::query::{Query, QueryBuilder, Syntax};
 use std::collections::VecDeque;
@@ -94,15 +97,18 @@ impl FollowReader {
         };
         let q: &Query = &q;
         let mut end = None;
+        let how = crate::scan::Forward {
+            limit: Some(1),
+            ..Default::default()
+        };
         crate::scan::forward(
             q,
             v,
-            0,
-            v.len(),
+            (0, v.len()),
             &crate::ScanConfig::default(),
-            Some(1),
-            &mut |c| {
-                if let Some(h) = c.hits.first() {
+            how,
+            &mut |batch| {
+                if let Some(h) = batch.iter().find_map(|c| c.hits.first()) {
                     end = Some((h.end + 1).min(v.len()));
                     return false;
                 }
@@ -254,7 +260,7 @@ struct Followed {
 fn open_followed(name_os: &OsString) -> Result<Followed, String> {
     let name = String::from_utf8_lossy(name_os.as_bytes()).into_owned();
     let path = Path::new(name_os);
-    let err = |e: io::Error| format!("{name}: {}", crate::io_error_text(&e));
+    let err = |e: io::Error| format!("{name}: {}", crate::error::io_text(&e));
     let mut file = std::fs::File::open(path).map_err(err)?;
     let meta = file.metadata().map_err(err)?;
     if !meta.is_file() {
@@ -275,20 +281,13 @@ fn open_followed(name_os: &OsString) -> Result<Followed, String> {
 /// releasing the pages it reads.
 fn lines_before(path: &Path, start: u64) -> u64 {
     match crate::source::open_path(path) {
-        Ok(crate::source::Input::Whole { bytes, .. }) => {
+        Ok(crate::source::Input::Whole(bytes)) => {
             let end = usize::try_from(start)
                 .unwrap_or(usize::MAX)
                 .min(bytes.len());
-            let mapped = matches!(bytes, crate::source::Bytes::Mapped(..));
-            let hay: &[u8] = &bytes;
-            let release = |a: usize, b: usize| {
-                if mapped {
-                    // SAFETY: `hay` is a `Bytes::Mapped`, a private read-only
-                    // file mapping; released pages read back from the file.
-                    unsafe { crate::source::release_pages(hay, a, b) }
-                }
-            };
-            crate::scan::count_newlines_then(hay, 0, end, true, &release)
+            let hay = bytes.haystack();
+            let release = |a: usize, b: usize| hay.release(a, b);
+            crate::scan::count_newlines_then(hay.bytes(), 0, end, true, &release)
         }
         _ => 0,
     }
@@ -296,9 +295,9 @@ fn lines_before(path: &Path, start: u64) -> u64 {
 
 /// A sink several follow threads share: each write (one flushed output
 /// line, as the follow output is line-buffered) goes out whole.
-struct Shared<'s, 'a>(&'s Mutex<Tee<'a>>);
+struct TeeSink<'s, 'a>(&'s Mutex<Tee<'a>>);
 
-impl Write for Shared<'_, '_> {
+impl Write for TeeSink<'_, '_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut t = self
             .0
@@ -317,37 +316,48 @@ impl Write for Shared<'_, '_> {
     }
 }
 
+/// What every follow thread shares.
+struct Common<'t, 'a> {
+    args: &'t Args,
+    /// Lines carry the file name.
+    with_filename: bool,
+    /// Several files are followed (messages name the file).
+    multi: bool,
+    until: Option<Arc<Query>>,
+    started: Instant,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    tee: &'t Mutex<Tee<'a>>,
+}
+
+/// How following one file ended.
+struct FileEnd {
+    status: i32,
+    selected: bool,
+    state: State,
+    reports: Vec<FileStats>,
+}
+
+impl FileEnd {
+    fn error() -> FileEnd {
+        FileEnd {
+            status: EXIT_TROUBLE,
+            selected: false,
+            state: State {
+                end: Some(End::Error),
+                ..State::default()
+            },
+            reports: Vec::new(),
+        }
+    }
+}
+
 /// Run `grail --follow …`; returns the exit status.
 pub fn run(args: &Args) -> i32 {
     let started = Instant::now();
-    if args.files.is_empty() || args.files.iter().any(|f| f == "-") {
-        return refuse("--follow needs files (not standard input)");
-    }
-    if args.count || args.files_with_matches || args.files_without_match || args.quiet {
-        return refuse("--follow does not combine with -c, -l, -L or -q");
-    }
-    if args.head.is_some() {
-        return refuse("--follow does not combine with --head");
-    }
-    let until = match &args.until {
-        Some(p) => match QueryBuilder::new()
-            .syntax(args.syntax.unwrap_or(Syntax::Basic))
-            .ignore_case(args.ignore_case)
-            .include(p)
-            .build()
-        {
-            Ok(q) => Some(q),
-            Err(e) => return refuse(&format!("--until: {e}")),
-        },
-        None => None,
+    let (until, followed) = match prepare(args) {
+        Ok(x) => x,
+        Err(status) => return status,
     };
-    let mut followed = Vec::new();
-    for f in &args.files {
-        match open_followed(f) {
-            Ok(x) => followed.push(x),
-            Err(e) => return refuse(&e),
-        }
-    }
     let keep = args.tail.unwrap_or(10);
     let mut stdout = io::stdout();
     let tee = Mutex::new(Tee {
@@ -360,62 +370,29 @@ pub fn run(args: &Args) -> i32 {
         last: VecDeque::new(),
         cur: Vec::new(),
     });
-
-    // 1. The initial part (the last N selected lines of all files), answered
-    //    from the end like any tail.
-    let mut first = args.clone();
-    first.follow = false;
-    first.to_byte = followed
-        .iter()
-        .map(|f| (f.name_os.as_bytes().to_vec(), f.start))
-        .collect();
-    first.tail = Some(keep);
-    first.line_buffered = true;
-    let (r1, initial) = run_with_reports(&first, &Stdin::Real, &mut Shared(&tee));
+    let (r1, initial) = initial_part(args, &followed, keep, &tee);
     if r1.status == EXIT_TROUBLE {
         return EXIT_TROUBLE;
     }
-
-    // 2. The new lines of each file, as one stream per file, on a thread
-    //    each; output lines are written whole, in the order they are found.
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let until = until.map(Arc::new);
     let multi = followed.len() > 1;
-    let with_filename = args.with_filename.unwrap_or(multi);
-    let results: Vec<(i32, bool, State, Vec<super::region::FileStats>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = followed
-                .into_iter()
-                .map(|f| {
-                    let (tee, stop, until) = (&tee, stop.clone(), until.clone());
-                    scope.spawn(move || {
-                        follow_one(args, f, with_filename, multi, until, started, stop, tee)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        let st = State {
-                            end: Some(End::Error),
-                            ..State::default()
-                        };
-                        (EXIT_TROUBLE, false, st, Vec::new())
-                    })
-                })
-                .collect()
-        });
-    let tee = match tee.into_inner() {
+    let common = Common {
+        args,
+        with_filename: args.with_filename.unwrap_or(multi),
+        multi,
+        until: until.map(Arc::new),
+        started,
+        stop: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        tee: &tee,
+    };
+    let results = follow_all(&common, followed);
+    let mut t = match tee.into_inner() {
         Ok(t) => t,
         Err(p) => p.into_inner(),
     };
-    let mut t = tee;
     if args.json {
         // One summary: the initial search per file, then each followed stream.
-        let followed: Vec<&super::region::FileStats> =
-            results.iter().flat_map(|r| r.3.iter()).collect();
-        let summary = super::region::FollowSummary {
+        let followed: Vec<&FileStats> = results.iter().flat_map(|r| r.reports.iter()).collect();
+        let summary = FollowSummary {
             kind: "summary",
             selected: initial
                 .iter()
@@ -430,8 +407,89 @@ pub fn run(args: &Args) -> i32 {
         let _ = writeln!(t, "{summary}");
     }
     let _ = t.flush();
-    let selected = r1.selected || results.iter().any(|r| r.1);
-    let trouble = results.iter().any(|r| r.0 == EXIT_TROUBLE);
+    let selected = r1.selected || results.iter().any(|r| r.selected);
+    finish(args, &t, &results, selected, started)
+}
+
+/// Check what `--follow` cannot do and open the files; `Err`: the exit
+/// status after a message.
+fn prepare(args: &Args) -> Result<(Option<Query>, Vec<Followed>), i32> {
+    if args.files.is_empty() || args.files.iter().any(|f| f == "-") {
+        return Err(refuse("--follow needs files (not standard input)"));
+    }
+    if args.count || args.files_with_matches || args.files_without_match || args.quiet {
+        return Err(refuse("--follow does not combine with -c, -l, -L or -q"));
+    }
+    if args.head.is_some() {
+        return Err(refuse("--follow does not combine with --head"));
+    }
+    let until = match &args.until {
+        Some(p) => match QueryBuilder::new()
+            .syntax(args.syntax.unwrap_or(Syntax::Basic))
+            .ignore_case(args.ignore_case)
+            .include(p)
+            .build()
+        {
+            Ok(q) => Some(q),
+            Err(e) => return Err(refuse(&format!("--until: {e}"))),
+        },
+        None => None,
+    };
+    let followed = args
+        .files
+        .iter()
+        .map(open_followed)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| refuse(&e))?;
+    Ok((until, followed))
+}
+
+/// 1. The initial part (the last `keep` selected lines of all files, up to
+///    where following starts), answered from the end like any tail.
+fn initial_part(
+    args: &Args,
+    followed: &[Followed],
+    keep: u64,
+    tee: &Mutex<Tee<'_>>,
+) -> (super::driver::RunResult, Vec<FileStats>) {
+    let mut first = args.clone();
+    first.follow = false;
+    first.tail = Some(keep);
+    first.line_buffered = true;
+    let phase = Phase {
+        to_byte: followed
+            .iter()
+            .map(|f| (f.name_os.as_bytes().to_vec(), f.start))
+            .collect(),
+        ..Phase::default()
+    };
+    let mut initial = Vec::new();
+    let output = Output {
+        sink: &mut TeeSink(tee),
+        to_stdout: false,
+        reports: Some(&mut initial),
+    };
+    (run_plan(&first, &phase, &Stdin::Real, output), initial)
+}
+
+/// 2. The new lines of each file, as one stream per file, on a thread
+///    each; output lines are written whole, in the order they are found.
+fn follow_all(common: &Common<'_, '_>, followed: Vec<Followed>) -> Vec<FileEnd> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = followed
+            .into_iter()
+            .map(|f| scope.spawn(move || follow_one(common, f)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| FileEnd::error()))
+            .collect()
+    })
+}
+
+/// The exit status, and what `--timeout` and `--pid` say on stderr.
+fn finish(args: &Args, t: &Tee<'_>, results: &[FileEnd], selected: bool, started: Instant) -> i32 {
+    let trouble = results.iter().any(|r| r.status == EXIT_TROUBLE);
     let grep_status = if trouble {
         EXIT_TROUBLE
     } else if selected {
@@ -439,7 +497,7 @@ pub fn run(args: &Args) -> i32 {
     } else {
         EXIT_NONE
     };
-    let ended = |e: End| results.iter().any(|r| r.2.end == Some(e));
+    let ended = |e: End| results.iter().any(|r| r.state.end == Some(e));
     let names: Vec<String> = args
         .files
         .iter()
@@ -464,52 +522,49 @@ pub fn run(args: &Args) -> i32 {
         return EXIT_TIMEOUT;
     }
     if ended(End::Pid) {
-        let pid = args.pid.unwrap_or(0);
-        let mut e = io::stderr().lock();
-        let _ = writeln!(
-            e,
-            "grail: process {pid} exited after {:.1} s",
-            started.elapsed().as_secs_f64()
-        );
-        for (name, r) in names.iter().zip(&results) {
-            let _ = writeln!(
-                e,
-                "grail: {name}: {} new bytes while following; {}",
-                r.2.delivered,
-                if r.2.nul_tail {
-                    "the log ends in NUL bytes after its last line: blocks that were never written (a power loss or a crash before they were flushed?)"
-                } else if r.2.cut_off {
-                    "the log ends in the middle of a line: the writer was cut off mid-write"
-                } else {
-                    "the log ends with a complete line"
-                }
-            );
-        }
-        if t.last.is_empty() {
-            let _ = writeln!(e, "grail: {all}: no line was selected");
-        } else {
-            let _ = writeln!(e, "grail: {all}: the last {} selected lines:", t.last.len());
-            for l in &t.last {
-                let _ = e.write_all(l);
-            }
-        }
+        pid_summary(args, t, results, &names, started);
     }
     grep_status
 }
 
+/// What `--pid` says when the process exited: how each log ended, and the
+/// last selected lines again.
+fn pid_summary(args: &Args, t: &Tee<'_>, results: &[FileEnd], names: &[String], started: Instant) {
+    let all = names.join(", ");
+    let pid = args.pid.unwrap_or(0);
+    let mut e = io::stderr().lock();
+    let _ = writeln!(
+        e,
+        "grail: process {pid} exited after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    for (name, r) in names.iter().zip(results) {
+        let _ = writeln!(
+            e,
+            "grail: {name}: {} new bytes while following; {}",
+            r.state.delivered,
+            if r.state.nul_tail {
+                "the log ends in NUL bytes after its last line: blocks that were never written (a power loss or a crash before they were flushed?)"
+            } else if r.state.cut_off {
+                "the log ends in the middle of a line: the writer was cut off mid-write"
+            } else {
+                "the log ends with a complete line"
+            }
+        );
+    }
+    if t.last.is_empty() {
+        let _ = writeln!(e, "grail: {all}: no line was selected");
+    } else {
+        let _ = writeln!(e, "grail: {all}: the last {} selected lines:", t.last.len());
+        for l in &t.last {
+            let _ = e.write_all(l);
+        }
+    }
+}
+
 /// Follow one file until `--until`, `--pid`, `--timeout` or `stop`.
-/// Returns its grep status, whether a line was selected, and how it ended.
-#[allow(clippy::too_many_arguments)]
-fn follow_one(
-    args: &Args,
-    f: Followed,
-    with_filename: bool,
-    with_filename_multi: bool,
-    until: Option<Arc<Query>>,
-    started: Instant,
-    stop: Arc<std::sync::atomic::AtomicBool>,
-    tee: &Mutex<Tee<'_>>,
-) -> (i32, bool, State, Vec<super::region::FileStats>) {
+fn follow_one(c: &Common<'_, '_>, f: Followed) -> FileEnd {
+    let args = c.args;
     let path = Path::new(&f.name_os);
     let base_line = if args.line_number || args.json {
         lines_before(path, f.start)
@@ -532,52 +587,58 @@ fn follow_one(
             say!(
                 "grail: {}: cannot follow: {}",
                 f.name,
-                crate::io_error_text(&e)
+                crate::error::io_text(&e)
             );
-            stop.store(true, std::sync::atomic::Ordering::Release);
-            let st = State {
-                end: Some(End::Error),
-                ..State::default()
-            };
-            return (EXIT_TROUBLE, false, st, Vec::new());
+            c.stop.store(true, std::sync::atomic::Ordering::Release);
+            return FileEnd::error();
         }
     };
     let state = Arc::new(Mutex::new(State::default()));
     let reader = FollowReader {
         follower,
         name: f.name.clone(),
-        deadline: args.timeout.map(|t| started + t),
-        until,
+        deadline: args.timeout.map(|t| c.started + t),
+        until: c.until.clone(),
         pending: Vec::new(),
         pos: 0,
         done: false,
         quiet: args.no_messages,
         state: state.clone(),
-        stop: stop.clone(),
-        multi: with_filename_multi,
+        stop: c.stop.clone(),
+        multi: c.multi,
     };
     let mut second = args.clone();
     second.follow = false;
     second.tail = None;
     second.files = vec![OsString::from("-")];
     second.label = Some(f.name_os.as_bytes().to_vec());
-    second.with_filename = Some(with_filename);
+    second.with_filename = Some(c.with_filename);
     second.from_byte = None;
     second.since = None;
     second.before_time = None;
     second.time_format = None;
-    second.to_byte = Vec::new();
-    second.base_line = base_line;
-    second.base_offset = f.start;
+    let phase = Phase {
+        to_byte: Vec::new(),
+        base_line,
+        base_offset: f.start,
+    };
     second.line_buffered = true;
-    let (r, reports) = run_with_reports(
-        &second,
-        &Stdin::Reader(Mutex::new(Some(Box::new(reader)))),
-        &mut Shared(tee),
-    );
+    let mut reports = Vec::new();
+    let output = Output {
+        sink: &mut TeeSink(c.tee),
+        to_stdout: false,
+        reports: Some(&mut reports),
+    };
+    let stdin = Stdin::Reader(Mutex::new(Some(Box::new(reader))));
+    let r = run_plan(&second, &phase, &stdin, output);
     let st = state.lock().map(|s| s.clone()).unwrap_or_default();
     if st.end == Some(End::Until) {
-        stop.store(true, std::sync::atomic::Ordering::Release);
+        c.stop.store(true, std::sync::atomic::Ordering::Release);
     }
-    (r.status, r.selected, st, reports)
+    FileEnd {
+        status: r.status,
+        selected: r.selected,
+        state: st,
+        reports,
+    }
 }

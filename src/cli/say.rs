@@ -34,7 +34,7 @@ pub(crate) fn write_failed(e: &io::Error) -> i32 {
     }
     line(format_args!(
         "grail: write error: {}",
-        crate::io_error_text(e)
+        crate::error::io_text(e)
     ));
     super::EXIT_TROUBLE
 }

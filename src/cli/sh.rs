@@ -11,8 +11,9 @@
 //! stage in memory, each stage with grail's grep-exact engine.
 
 use super::args::{self, Args};
+use super::driver::{run_args, Stdin};
 use super::glob;
-use super::{run_with, Stdin, EXIT_SELECTED, EXIT_TROUBLE};
+use super::{EXIT_SELECTED, EXIT_TROUBLE};
 use crate::query::Syntax;
 use crate::search::BinaryMode;
 use std::ffi::OsString;
@@ -42,7 +43,7 @@ pub enum Post {
 
 /// A parsed pipeline.
 #[derive(Debug)]
-pub struct Plan {
+pub struct Pipeline {
     /// Input of the first grep.
     pub source: Source,
     /// The grep stages' words (without the command name, `egrep`/`fgrep` mapped to flags).
@@ -62,111 +63,8 @@ pub fn split(s: &str) -> Result<Vec<Vec<String>>, String> {
         return Err("a private-use character U+E000..U+E003 (grail marks globs with them)".into());
     }
     let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
-    let b = s.as_bytes();
-    let mut segs: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    let mut i = 0;
-    let mut word_start = true;
-    while i < b.len() {
-        let c = b[i] as char;
-        match c {
-            '\'' => {
-                let end = s[i + 1..].find('\'').ok_or("unterminated single quote")?;
-                cur.push_str(&s[i..i + 1 + end + 1]);
-                i += end + 2;
-                word_start = false;
-                continue;
-            }
-            '"' => {
-                let mut j = i + 1;
-                loop {
-                    match b.get(j) {
-                        None => return Err("unterminated double quote".into()),
-                        Some(b'\\') => j += 2,
-                        Some(b'"') => break,
-                        Some(b'$') => {
-                            return Err("'$' inside double quotes (shell expansion)".into())
-                        }
-                        Some(b'`') => {
-                            return Err("'`' inside double quotes (command substitution)".into())
-                        }
-                        Some(_) => j += 1,
-                    }
-                }
-                cur.push_str(&s[i..=j]);
-                i = j + 1;
-                word_start = false;
-                continue;
-            }
-            '\\' => {
-                if i + 1 >= b.len() {
-                    return Err("trailing backslash".into());
-                }
-                let n = s[i + 1..].chars().next().unwrap();
-                if n == '\n' {
-                    i += 2; // line continuation
-                    continue;
-                }
-                cur.push_str(&s[i..i + 1 + n.len_utf8()]);
-                i += 1 + n.len_utf8();
-                word_start = false;
-                continue;
-            }
-            '|' => {
-                if b.get(i + 1) == Some(&b'|') {
-                    return Err("'||' (only simple pipelines are run)".into());
-                }
-                if b.get(i + 1) == Some(&b'&') {
-                    return Err("'|&' (stderr into the pipe)".into());
-                }
-                segs.push(std::mem::take(&mut cur));
-                i += 1;
-                word_start = true;
-                continue;
-            }
-            ' ' | '\t' => {
-                cur.push(c);
-                i += 1;
-                word_start = true;
-                continue;
-            }
-            '\n' => return Err("a newline (several commands)".into()),
-            ';' | '&' => return Err(format!("'{c}' (command lists and background jobs)")),
-            '<' | '>' => return Err(format!("'{c}' (redirections)")),
-            '(' | ')' => return Err(format!("'{c}' (subshells)")),
-            '$' => return Err("'$' (shell expansion)".into()),
-            '`' => return Err("'`' (command substitution)".into()),
-            // Pathname expansion: marked here, expanded per word below.
-            '*' | '?' | '[' | ']' => {
-                cur.push(match c {
-                    '*' => glob::STAR,
-                    '?' => glob::QUESTION,
-                    '[' => glob::OPEN,
-                    _ => glob::CLOSE,
-                });
-                i += 1;
-                word_start = false;
-                continue;
-            }
-            '~' if word_start => return Err("'~' (tilde expansion)".into()),
-            '#' if word_start => return Err("'#' (a comment)".into()),
-            '{' => {
-                let rest = &s[i..];
-                let close = rest.find('}').unwrap_or(rest.len());
-                let inner = &rest[..close];
-                if inner.contains(',') || inner.contains("..") {
-                    return Err("unquoted '{…}' (brace expansion)".into());
-                }
-            }
-            _ => {}
-        }
-        cur.push(c);
-        i += c.len_utf8();
-        word_start = false;
-    }
-    segs.push(cur);
     let mut out = Vec::new();
-    for seg in segs {
+    for seg in stages(s)? {
         let raw = shell_words::split(&seg)
             .map_err(|e| format!("cannot split '{}': {e}", glob::literal(seg.trim())))?;
         let mut words = Vec::with_capacity(raw.len());
@@ -182,6 +80,102 @@ pub fn split(s: &str) -> Result<Vec<Vec<String>>, String> {
         out.push(words);
     }
     Ok(out)
+}
+
+/// The pipeline's stages as written (quotes kept, unquoted glob characters
+/// marked), refusing what bash would expand or run differently.
+fn stages(s: &str) -> Result<Vec<String>, String> {
+    let b = s.as_bytes();
+    let mut segs: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut i = 0;
+    let mut word_start = true;
+    while let Some(c) = s[i..].chars().next() {
+        if let Some(why) = refused(s, i, c, word_start) {
+            return Err(why);
+        }
+        let next = match c {
+            '\'' => {
+                let end = s[i + 1..].find('\'').ok_or("unterminated single quote")?;
+                i + end + 2
+            }
+            '"' => double_quoted_end(b, i)? + 1,
+            '\\' => {
+                let n = s[i + 1..].chars().next().ok_or("trailing backslash")?;
+                if n == '\n' {
+                    i += 2; // line continuation
+                    continue;
+                }
+                i + 1 + n.len_utf8()
+            }
+            '|' => {
+                segs.push(std::mem::take(&mut cur));
+                i += 1;
+                word_start = true;
+                continue;
+            }
+            // Pathname expansion: marked here, expanded per word later.
+            '*' | '?' | '[' | ']' => {
+                cur.push(match c {
+                    '*' => glob::STAR,
+                    '?' => glob::QUESTION,
+                    '[' => glob::OPEN,
+                    _ => glob::CLOSE,
+                });
+                i += 1;
+                word_start = false;
+                continue;
+            }
+            _ => i + c.len_utf8(),
+        };
+        cur.push_str(&s[i..next]);
+        word_start = c == ' ' || c == '\t';
+        i = next;
+    }
+    segs.push(cur);
+    Ok(segs)
+}
+
+/// Why bash would read the character `c` at `s[i]` other than as a plain
+/// character of a word (`None`: it is one, or a quote grail follows).
+fn refused(s: &str, i: usize, c: char, word_start: bool) -> Option<String> {
+    let next = s.as_bytes().get(i + 1).copied();
+    Some(match c {
+        '|' if next == Some(b'|') => "'||' (only simple pipelines are run)".into(),
+        '|' if next == Some(b'&') => "'|&' (stderr into the pipe)".into(),
+        '\n' => "a newline (several commands)".into(),
+        ';' | '&' => format!("'{c}' (command lists and background jobs)"),
+        '<' | '>' => format!("'{c}' (redirections)"),
+        '(' | ')' => format!("'{c}' (subshells)"),
+        '$' => "'$' (shell expansion)".into(),
+        '`' => "'`' (command substitution)".into(),
+        '~' if word_start => "'~' (tilde expansion)".into(),
+        '#' if word_start => "'#' (a comment)".into(),
+        '{' => {
+            let rest = &s[i..];
+            let inner = &rest[..rest.find('}').unwrap_or(rest.len())];
+            if !(inner.contains(',') || inner.contains("..")) {
+                return None;
+            }
+            "unquoted '{…}' (brace expansion)".into()
+        }
+        _ => return None,
+    })
+}
+
+/// Where the double-quoted string opening at `b[i]` closes.
+fn double_quoted_end(b: &[u8], i: usize) -> Result<usize, String> {
+    let mut j = i + 1;
+    loop {
+        match b.get(j) {
+            None => return Err("unterminated double quote".into()),
+            Some(b'\\') => j += 2,
+            Some(b'"') => return Ok(j),
+            Some(b'$') => return Err("'$' inside double quotes (shell expansion)".into()),
+            Some(b'`') => return Err("'`' inside double quotes (command substitution)".into()),
+            Some(_) => j += 1,
+        }
+    }
 }
 
 fn count_arg(cmd: &str, v: &str, allow_sign: bool) -> Result<(char, u64), String> {
@@ -271,7 +265,7 @@ fn parse_grep(words: &[String]) -> Result<(Vec<String>, Args), String> {
 }
 
 /// Parse a pipeline string into a plan, or say which part cannot be run exactly.
-pub fn plan(s: &str) -> Result<Plan, String> {
+pub fn pipeline(s: &str) -> Result<Pipeline, String> {
     let stages = split(s)?;
     let mut it = stages.into_iter().peekable();
     let mut source = Source::Grep;
@@ -329,7 +323,7 @@ pub fn plan(s: &str) -> Result<Plan, String> {
             }
         }
     }
-    Ok(Plan {
+    Ok(Pipeline {
         source,
         greps,
         grep_args,
@@ -363,7 +357,7 @@ fn pure_exclude(a: &Args) -> bool {
 
 /// The single-pass form of the plan, if it has one: stage 1's arguments with
 /// the later stages as excludes and the window as --tail/--head.
-fn fuse(p: &Plan) -> Option<Args> {
+fn fuse(p: &Pipeline) -> Option<Args> {
     let first = &p.grep_args[0];
     // Context and colour change the bytes later stages and tail see: those
     // pipelines run stage by stage.
@@ -394,11 +388,11 @@ fn fuse(p: &Plan) -> Option<Args> {
         _ => return None,
     };
     let mut a = args::parse(p.greps[0].iter().map(OsString::from).collect()).ok()?;
-    match &p.source {
-        Source::Grep => {}
-        Source::Cat(files) if files.len() == 1 && files[0] != "-" => {}
-        Source::Cat(files) if files.is_empty() => {}
-        Source::Cat(_) => return None,
+    // One file or standard input: what the first grep reads is one input.
+    if let Source::Cat(files) = &p.source {
+        if files.len() > 1 || files.first().is_some_and(|f| f == "-") {
+            return None;
+        }
     }
     for s in later {
         let syn = s.syntax.unwrap_or(Syntax::Basic);
@@ -428,7 +422,7 @@ fn apply_window(data: Vec<u8>, w: Post) -> Vec<u8> {
 }
 
 /// The plan in words (`--explain`).
-pub fn explain(p: &Plan) -> String {
+pub fn explain(p: &Pipeline) -> String {
     let mut s = String::new();
     let fused = fuse(p);
     s.push_str(&format!(
@@ -521,7 +515,7 @@ impl Write for LineCounter {
     }
 }
 
-fn stdin_for(p: &Plan) -> Stdin {
+fn stdin_for(p: &Pipeline) -> Stdin {
     match &p.source {
         Source::Grep => Stdin::Real,
         Source::Cat(files) if files.is_empty() => Stdin::Real,
@@ -539,7 +533,7 @@ fn stdin_for(p: &Plan) -> Stdin {
                 };
                 match r {
                     Ok(v) => all.extend_from_slice(&v),
-                    Err(e) => say!("cat: {f}: {}", crate::io_error_text(&e)),
+                    Err(e) => say!("cat: {f}: {}", crate::error::io_text(&e)),
                 }
             }
             Stdin::Bytes(all)
@@ -553,7 +547,7 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
         say!("grail: --sh: the pipeline is not valid UTF-8");
         return EXIT_TROUBLE;
     };
-    let p = match plan(s) {
+    let p = match pipeline(s) {
         Ok(p) => p,
         Err(why) => {
             if outer.sh_fallback {
@@ -573,13 +567,13 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
         let later = p.grep_args.len() > 1;
         if p.wc {
             let mut c = LineCounter(0);
-            run_with(&a, &stdin, &mut c);
+            run_args(&a, &Default::default(), &stdin, &mut c);
             if let Err(e) = writeln!(lock, "{}", c.0).and_then(|_| lock.flush()) {
                 return super::say::write_failed(&e);
             }
             return EXIT_SELECTED;
         }
-        let r = run_with(&a, &stdin, &mut lock);
+        let r = run_args(&a, &Default::default(), &stdin, &mut lock);
         if !p.post.is_empty() {
             return EXIT_SELECTED;
         }
@@ -602,7 +596,7 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
         // `--color=auto` colours only what reaches the terminal.
         let mut a = a.clone();
         if a.color == args::ColorWhen::Auto {
-            a.color = if i == last && to_tty && super::term_ok() {
+            a.color = if i == last && to_tty && super::plan::term_ok() {
                 args::ColorWhen::Always
             } else {
                 args::ColorWhen::Never
@@ -631,7 +625,7 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
             }
         }
         let mut out = Vec::new();
-        status = run_with(a, &input, &mut out).status;
+        status = run_args(a, &Default::default(), &input, &mut out).status;
         data = out;
     }
     for w in &p.post {
@@ -663,7 +657,7 @@ fn fallback(s: &str) -> i32 {
         Err(e) => {
             say!(
                 "grail: --sh-fallback: cannot run bash: {}",
-                crate::io_error_text(&e)
+                crate::error::io_text(&e)
             );
             EXIT_TROUBLE
         }
@@ -680,6 +674,13 @@ mod tests {
         assert_eq!(st[0], vec!["grep", "-E", "a|b", "f.log"]);
         assert_eq!(st[1], vec!["grep", "-v", r"x\|y"]);
         assert_eq!(st[2], vec!["tail", "-10"]);
+    }
+
+    #[test]
+    fn keeps_utf8_words_whole() {
+        let st = split("grep -E 'café|naïve' f.log | grep -v Ünïcode").unwrap();
+        assert_eq!(st[0], vec!["grep", "-E", "café|naïve", "f.log"]);
+        assert_eq!(st[1], vec!["grep", "-v", "Ünïcode"]);
     }
 
     #[test]

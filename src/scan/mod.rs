@@ -196,18 +196,20 @@ pub fn next_line_start(hay: &[u8], i: usize, end: usize) -> usize {
     memchr(b'\n', &hay[i..end]).map_or(end, |p| i + p + 1)
 }
 
-/// Split `[start, end)` into line-aligned chunks of about `size` bytes.
-pub fn chunks(hay: &[u8], start: usize, end: usize, size: usize) -> Vec<(usize, usize)> {
-    let size = size.max(1);
-    let mut out = Vec::new();
-    let mut s = start;
-    while s < end {
-        let e = next_line_start(hay, s.saturating_add(size).min(end), end);
-        let e = if e <= s { end } else { e };
-        out.push((s, e));
-        s = e;
+/// Where the `k` lines before the line starting at `start` begin (never
+/// before `floor`, a line start): the start of the `k`-th line before it,
+/// and how many lines that is (fewer when `floor` comes first).
+pub fn lines_back(hay: &[u8], start: usize, k: usize, floor: usize) -> (usize, usize) {
+    let mut p = start;
+    let mut n = 0;
+    while n < k && p > floor {
+        p = match memrchr(b'\n', &hay[floor..p - 1]) {
+            Some(i) => floor + i + 1,
+            None => floor,
+        };
+        n += 1;
     }
-    out
+    (p, n)
 }
 
 /// Count `\n` bytes in `hay[a..b]`, in parallel for large ranges.
@@ -297,71 +299,36 @@ pub struct ChunkHits {
     pub nuls: Option<Nuls>,
 }
 
-/// Scan `[start, end)` forwards in ordered batches of parallel chunks, giving
-/// each batch's chunks to `consume` in file order until it returns false.
-/// `limit` caps hits per chunk (a chunk never needs more than the caller's
-/// remaining budget).
+/// What a forward scan computes besides the selected lines.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Forward {
+    /// At most this many hits per chunk (a chunk never needs more than the
+    /// caller's remaining budget).
+    pub limit: Option<usize>,
+    /// Count the newlines of each chunk and before each hit (for line
+    /// numbers without a second pass).
+    pub number: bool,
+    /// Count the NUL bytes of each chunk while it is in cache (for the log
+    /// rule's report).
+    pub nul_check: bool,
+}
+
+/// Scan `[start, end)` forwards in ordered batches of parallel chunks,
+/// giving each batch's chunks to `consume` in file order until it returns
+/// false.
 pub fn forward(
     q: &Query,
     hay: &[u8],
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
     cfg: &ScanConfig,
-    limit: Option<usize>,
-    consume: &mut dyn FnMut(ChunkHits) -> bool,
-) {
-    forward_with(q, hay, start, end, cfg, limit, false, consume)
-}
-
-/// [`forward_batches`], one chunk at a time.
-#[allow(clippy::too_many_arguments)]
-pub fn forward_with(
-    q: &Query,
-    hay: &[u8],
-    start: usize,
-    end: usize,
-    cfg: &ScanConfig,
-    limit: Option<usize>,
-    number: bool,
-    consume: &mut dyn FnMut(ChunkHits) -> bool,
-) {
-    forward_batches(q, hay, start, end, cfg, limit, number, &mut |batch| {
-        batch.into_iter().all(&mut *consume)
-    })
-}
-
-/// [`forward`], giving each batch of chunks (in file order) to `consume`
-/// at once, and also counting newlines in each chunk (in parallel) when
-/// `number` is set, so that line numbers need no second pass.
-#[allow(clippy::too_many_arguments)]
-pub fn forward_batches(
-    q: &Query,
-    hay: &[u8],
-    start: usize,
-    end: usize,
-    cfg: &ScanConfig,
-    limit: Option<usize>,
-    number: bool,
+    how: Forward,
     consume: &mut dyn FnMut(Vec<ChunkHits>) -> bool,
 ) {
-    forward_batches_checked(q, hay, start, end, cfg, limit, number, false, consume)
-}
-
-/// [`forward_batches`], also counting the NUL bytes of each chunk
-/// (`nul_check`) while the chunk is in cache: one pass over memory where a
-/// separate NUL check would make two.
-#[allow(clippy::too_many_arguments)]
-pub fn forward_batches_checked(
-    q: &Query,
-    hay: &[u8],
-    start: usize,
-    end: usize,
-    cfg: &ScanConfig,
-    limit: Option<usize>,
-    number: bool,
-    nul_check: bool,
-    consume: &mut dyn FnMut(Vec<ChunkHits>) -> bool,
-) {
+    let Forward {
+        limit,
+        number,
+        nul_check,
+    } = how;
     // Chunk boundaries are found batch by batch, just ahead of the scan:
     // finding them all up front would touch (and map) a page per chunk of
     // the whole file before the first byte is scanned.
@@ -424,33 +391,16 @@ pub fn forward_batches_checked(
     }
 }
 
-/// The last selected lines of `[start, end)`, found by scanning chunks
-/// backwards from `end` in parallel batches whose chunks double in size,
-/// stopping as soon as the lines kept weigh at least `need`. `weight` gives
-/// the number of output records a line produces (1, or its `-o` matches).
-/// Returns the lines in file order and the lowest offset that was scanned.
-pub fn tail(
-    q: &Query,
-    hay: &[u8],
-    start: usize,
-    end: usize,
-    need: usize,
-    cfg: &ScanConfig,
-    weight: &(dyn Fn(Hit) -> usize + Sync),
-) -> (Vec<Hit>, usize) {
-    tail_then(q, hay, start, end, need, cfg, weight, &|_, _| {})
-}
-
-/// The last lines of a stream of hits that weigh at least `need` together
+/// The last lines of a stream of lines that weigh at least `need` together
 /// (a line weighs the output records it makes: 1, or its `-o` matches).
 #[derive(Debug)]
-pub struct LastWeighted {
+pub struct LastWeighted<T = Hit> {
     need: usize,
     total: usize,
-    kept: VecDeque<(Hit, usize)>,
+    kept: VecDeque<(T, usize)>,
 }
 
-impl LastWeighted {
+impl<T> LastWeighted<T> {
     /// Keep the last lines weighing at least `need`.
     pub fn new(need: usize) -> Self {
         LastWeighted {
@@ -461,7 +411,7 @@ impl LastWeighted {
     }
 
     /// Offer the next hit, of weight `w`; drops the oldest ones no longer needed.
-    pub fn push(&mut self, h: Hit, w: usize) {
+    pub fn push(&mut self, h: T, w: usize) {
         self.kept.push_back((h, w));
         self.total += w;
         while let Some(&(_, fw)) = self.kept.front() {
@@ -474,7 +424,7 @@ impl LastWeighted {
     }
 
     /// The kept hits with their weights, oldest first.
-    pub fn into_inner(self) -> VecDeque<(Hit, usize)> {
+    pub fn into_inner(self) -> VecDeque<(T, usize)> {
         self.kept
     }
 }
@@ -493,51 +443,33 @@ pub struct TailHits {
     pub nuls: Option<Nuls>,
 }
 
-/// Callbacks of a tail scan over a file mapping: `ahead(a, b)` before the
-/// batch before `[a, b)` is scanned (to start reading it from disk while
-/// the current batch is scanned: readahead only works forwards), `done(a,
-/// b)` after `[a, b)` was scanned (to release its pages).
-pub struct TailHooks<'a> {
-    /// The range the next batch will scan.
+/// What a backward tail scan looks for, and whom it tells what it reads.
+pub struct Tail<'a> {
+    /// Stop once the lines kept weigh at least this much.
+    pub need: usize,
+    /// The output records a line makes (1, or its `-o` matches).
+    pub weight: &'a (dyn Fn(Hit) -> usize + Sync),
+    /// Count the NUL bytes of every chunk scanned.
+    pub nul_check: bool,
+    /// Called with the range the next batch will scan, before the current
+    /// one is scanned (to start reading it from disk: readahead only works
+    /// forwards).
     pub ahead: &'a (dyn Fn(usize, usize) + Sync),
-    /// A range that was scanned.
+    /// Called with each range once it was scanned (to release its pages).
     pub done: &'a (dyn Fn(usize, usize) + Sync),
 }
 
-/// [`tail`], calling `done(a, b)` for each range scanned (to release its pages).
-#[allow(clippy::too_many_arguments)]
-pub fn tail_then(
+/// The last selected lines of `[start, end)`, found by scanning chunks
+/// backwards from `end` in parallel batches whose chunks double in size,
+/// stopping as soon as the lines kept weigh at least `t.need`.
+pub fn tail(
     q: &Query,
     hay: &[u8],
-    start: usize,
-    end: usize,
-    need: usize,
+    (start, end): (usize, usize),
     cfg: &ScanConfig,
-    weight: &(dyn Fn(Hit) -> usize + Sync),
-    done: &(dyn Fn(usize, usize) + Sync),
-) -> (Vec<Hit>, usize) {
-    let hooks = TailHooks {
-        ahead: &|_, _| {},
-        done,
-    };
-    let t = tail_checked(q, hay, start, end, need, cfg, weight, &hooks, false);
-    (t.hits, t.low)
-}
-
-/// [`tail_then`] with read-ahead hooks, also counting NUL bytes in every
-/// chunk it scans (`nul_check`) while the chunk is in cache.
-#[allow(clippy::too_many_arguments)]
-pub fn tail_checked(
-    q: &Query,
-    hay: &[u8],
-    start: usize,
-    end: usize,
-    need: usize,
-    cfg: &ScanConfig,
-    weight: &(dyn Fn(Hit) -> usize + Sync),
-    hooks: &TailHooks<'_>,
-    nul_check: bool,
+    t: &Tail<'_>,
 ) -> TailHits {
+    let (need, weight) = (t.need, t.weight);
     let mut nuls: Option<Nuls> = None;
     let mut kept: VecDeque<Hit> = VecDeque::new();
     let mut have = 0usize;
@@ -552,10 +484,10 @@ pub fn tail_checked(
     // The batch sizes are known in advance, so the next batch's range is
     // too: it is handed to `ahead` while this one is scanned.
     let batch_span = |size: usize| size.saturating_mul(threads);
-    (hooks.ahead)(end.saturating_sub(batch_span(size)).max(start), end);
+    (t.ahead)(end.saturating_sub(batch_span(size)).max(start), end);
     while cur > start && have < need {
         let next = (size * 2).min(max_size);
-        (hooks.ahead)(
+        (t.ahead)(
             cur.saturating_sub(batch_span(size) + batch_span(next))
                 .max(start),
             cur.saturating_sub(batch_span(size)).max(start),
@@ -571,7 +503,11 @@ pub fn tail_checked(
             cur = s;
         }
         let run = |&(a, b): &(usize, usize)| {
-            let z = if nul_check { Nuls::of(hay, a, b) } else { None };
+            let z = if t.nul_check {
+                Nuls::of(hay, a, b)
+            } else {
+                None
+            };
             // Keep only the last lines of this chunk that can matter.
             let mut ring = LastWeighted::new(need);
             scan_region(q, hay, a, b, &mut |h| {
@@ -597,7 +533,7 @@ pub fn tail_checked(
             }
         }
         if let (Some(first), Some(last)) = (ranges.last(), ranges.first()) {
-            (hooks.done)(first.0, last.1);
+            (t.done)(first.0, last.1);
         }
         size = next;
     }

@@ -14,10 +14,10 @@
 //! about a boundary that matters, no exact answer exists and grail refuses
 //! rather than guess.
 
-use super::{BinaryMode, SearchError, SearchOptions};
+use super::{SearchError, SearchOptions};
 use crate::query::Query;
 use crate::scan;
-use crate::source::GREP_READ;
+use crate::source::{Haystack, GREP_READ};
 use memchr::memrchr;
 
 /// Where grep's text part ends, given the first NUL byte at `z`. Where it
@@ -42,8 +42,8 @@ pub(super) fn text_end_at(q: &Query, hay: &[u8], z: usize) -> Result<usize, Sear
 }
 
 /// How far the NUL check read, given the text end `l` it found.
-pub(super) fn nul_reach(hay: &[u8], has_holes: bool, opts: &SearchOptions, l: usize) -> usize {
-    debug_assert_eq!(opts.binary, BinaryMode::Grep);
+pub(super) fn nul_reach(hay: Haystack<'_>, l: usize) -> usize {
+    let (has_holes, hay) = (hay.has_holes(), hay.bytes());
     if has_holes {
         0
     } else if l == hay.len() {
@@ -58,28 +58,22 @@ pub(super) fn nul_reach(hay: &[u8], has_holes: bool, opts: &SearchOptions, l: us
 /// is set), then grep's read boundaries before the first NUL.
 pub fn text_end(
     q: &Query,
-    hay: &[u8],
-    has_holes: bool,
+    haystack: Haystack<'_>,
     opts: &SearchOptions,
     count: bool,
 ) -> Result<(usize, Option<Vec<u64>>), SearchError> {
-    if has_holes {
+    if haystack.has_holes() {
         return Ok((0, None));
     }
-    let release = |a: usize, b: usize| {
-        if opts.mapped {
-            // SAFETY: `mapped` is only set by `for_input` for
-            // `Bytes::Mapped`, a private read-only file mapping.
-            unsafe { crate::source::release_pages(hay, a, b) }
-        }
-    };
+    let hay = haystack.bytes();
+    let release = |a: usize, b: usize| haystack.release(a, b);
     let (z, counts) = if count {
         let (z, c) = scan::first_nul_counting(hay, opts.scan.parallel, &release);
         (z, Some(c))
     } else {
         (scan::first_nul(hay, opts.scan.parallel, &release), None)
     };
-    if opts.shrank() {
+    if haystack.shrank() {
         return Err(SearchError::Shrank);
     }
     match z {

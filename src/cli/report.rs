@@ -1,173 +1,9 @@
-//! Which part of a file is searched (`--from-byte`, `--since`, `--before`)
-//! and what `--stats` and `--json` report about each search.
+//! What `--stats` and `--json` report about each search.
 
 use super::args::Args;
 use crate::query::{Query, QueryBuilder, Syntax};
-use crate::timewin::{self, Bound, TimeFormat};
+use crate::region::WindowStats;
 use serde::Serialize;
-
-/// The limits the command line puts on the searched part of each file.
-#[derive(Debug)]
-pub struct Limits {
-    from_byte: Option<u64>,
-    to_byte: Vec<(Vec<u8>, u64)>,
-    since: Option<Bound>,
-    before: Option<Bound>,
-    format: Option<TimeFormat>,
-}
-
-impl Limits {
-    /// Parse `--from-byte`, `--since`, `--before` and `--time-format`;
-    /// `None` when none is given.
-    pub fn from_args(args: &Args) -> Result<Option<Limits>, String> {
-        if args.from_byte.is_none()
-            && args.to_byte.is_empty()
-            && args.since.is_none()
-            && args.before_time.is_none()
-        {
-            if args.time_format.is_some() {
-                return Err("--time-format needs --since or --before".into());
-            }
-            return Ok(None);
-        }
-        let now = std::time::SystemTime::now();
-        let bound = |opt: &str, v: &Option<String>| {
-            v.as_deref()
-                .map(|s| Bound::parse(s, now).map_err(|e| format!("{opt}: {e}")))
-                .transpose()
-        };
-        Ok(Some(Limits {
-            from_byte: args.from_byte,
-            to_byte: args.to_byte.clone(),
-            since: bound("--since", &args.since)?,
-            before: bound("--before", &args.before_time)?,
-            format: args
-                .time_format
-                .as_deref()
-                .map(|f| TimeFormat::parse(f).map_err(|e| format!("--time-format: {e}")))
-                .transpose()?,
-        }))
-    }
-
-    fn timed(&self) -> bool {
-        self.since.is_some() || self.before.is_some()
-    }
-}
-
-/// The part of one file to search.
-#[derive(Clone, Debug, Default)]
-pub struct Region {
-    /// First byte searched (a line start).
-    pub start: usize,
-    /// End of the searched part (a line start or the file's end).
-    pub end: usize,
-    /// Newlines before `start` (counted only when line numbers are wanted).
-    pub base_line: u64,
-    /// What the time window's binary search read.
-    pub window: Option<WindowStats>,
-    /// The byte ranges of the file finding the region read (the window's
-    /// probes, the newline count before it), to count them once.
-    pub read: Vec<(usize, usize)>,
-    /// A warning to print (e.g. `--from-byte` past the end).
-    pub note: Option<String>,
-}
-
-/// How a time window was found, for `--stats`/`--json`.
-#[derive(Clone, Debug, Serialize)]
-pub struct WindowStats {
-    /// The timestamp format used.
-    pub format: String,
-    /// `--since` as resolved against the log.
-    pub since: Option<String>,
-    /// `--before` as resolved against the log.
-    pub before: Option<String>,
-    /// Bytes the binary search read.
-    pub probed_bytes: u64,
-    /// Lines whose timestamps it read.
-    pub probed_lines: u64,
-}
-
-/// The region of `bytes` the limits select. `numbering`: count the lines
-/// before it (for `-n`).
-pub fn region(
-    bytes: &crate::source::Bytes,
-    name: &[u8],
-    limits: &Limits,
-    numbering: bool,
-    parallel: bool,
-) -> Result<Region, String> {
-    let hay: &[u8] = bytes;
-    let mut r = Region {
-        start: 0,
-        end: hay.len(),
-        ..Region::default()
-    };
-    if let Some(&(_, t)) = limits.to_byte.iter().find(|(n, _)| n == name) {
-        // A line start (the caller's end of the last complete line).
-        r.end = usize::try_from(t).unwrap_or(usize::MAX).min(hay.len());
-    }
-    if let Some(fb) = limits.from_byte {
-        match usize::try_from(fb) {
-            Ok(fb) if fb <= hay.len() => {
-                // A partial line at the offset is not searched: resume
-                // offsets are line starts.
-                r.start = if fb == 0 || hay[fb - 1] == b'\n' {
-                    fb
-                } else {
-                    memchr::memchr(b'\n', &hay[fb..]).map_or(hay.len(), |i| fb + i + 1)
-                };
-            }
-            _ => {
-                r.note = Some(format!(
-                    "file is shorter ({} bytes) than --from-byte {fb}: it was truncated or \
-                     replaced; searching it from the start",
-                    hay.len()
-                ));
-            }
-        }
-    }
-    if limits.timed() {
-        let part = &hay[r.start..r.end.max(r.start)];
-        let detected;
-        let fmt = match &limits.format {
-            Some(f) => f,
-            None => {
-                detected = TimeFormat::detect(part).ok_or_else(|| {
-                    "no timestamps in a known format (ISO-8601, syslog, vLLM/Android MM-DD, \
-                     Apache, epoch seconds) among the first lines; give --time-format"
-                        .to_string()
-                })?;
-                &detected
-            }
-        };
-        let w = timewin::window(part, fmt, limits.since.as_ref(), limits.before.as_ref())
-            .map_err(|e| e.to_string())?;
-        r.window = Some(WindowStats {
-            format: fmt.name(),
-            since: w.since.as_ref().map(|c| c.to_string()),
-            before: w.before.as_ref().map(|c| c.to_string()),
-            probed_bytes: w.probed_bytes,
-            probed_lines: w.probed_lines,
-        });
-        r.read
-            .extend(w.probed.iter().map(|&(a, b)| (r.start + a, r.start + b)));
-        r.end = r.start + w.end;
-        r.start += w.start;
-    }
-    if numbering && r.start > 0 {
-        r.read.push((0, r.start));
-        let mapped = matches!(bytes, crate::source::Bytes::Mapped(..));
-        let release = |a: usize, b: usize| {
-            if mapped {
-                // SAFETY: `hay` is a `Bytes::Mapped`, a private read-only
-                // file mapping; released pages read back from the file.
-                unsafe { crate::source::release_pages(hay, a, b) }
-            }
-        };
-        r.base_line = crate::scan::count_newlines_then(hay, 0, r.start, parallel, &release);
-    }
-    Ok(r)
-}
 
 /// What one search did, for `--stats` (stderr) and the `--json` summary.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -317,8 +153,9 @@ impl ExcludeProbe {
     ) -> (Vec<ExcludeStat>, u64) {
         let mut counts = vec![0u64; self.excludes.len()];
         let mut hidden = 0u64;
-        crate::scan::forward(&self.include, hay, from, to, cfg, None, &mut |chunk| {
-            for h in chunk.hits {
+        let how = crate::scan::Forward::default();
+        crate::scan::forward(&self.include, hay, (from, to), cfg, how, &mut |batch| {
+            for h in batch.iter().flat_map(|c| &c.hits) {
                 let line = &hay[h.start..h.end];
                 let mut any = false;
                 for (i, (_, q)) in self.excludes.iter().enumerate() {

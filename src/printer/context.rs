@@ -12,7 +12,7 @@
 //! regions: where the last printed line ended, how many trailing-context
 //! lines are still owed, and whether anything was printed at all.
 
-use crate::printer::Format;
+use super::{Format, LineOut};
 use crate::query::Query;
 
 /// What context was asked for.
@@ -27,11 +27,11 @@ pub struct ContextSpec {
     pub separator: Option<Vec<u8>>,
 }
 
-/// Output state shared by all files of one run: grep prints the group
+/// The group state of one run, across its files: grep prints the group
 /// separator before a group only once something was output (or a binary
 /// file's match was found quietly) before.
 #[derive(Debug, Default)]
-pub struct Shared {
+pub struct Groups {
     /// grep's `used`: a group was started before.
     pub used: bool,
 }
@@ -117,17 +117,21 @@ impl<'a> FileContext<'a> {
         self.pending
     }
 
+    /// Trailing-context lines each selected line is owed (`-A`).
+    pub fn after(&self) -> usize {
+        self.spec.after
+    }
+
     /// Print the selected line `region[start..end]` (no newline in it) with
     /// its leading context, after any trailing context still owed. `number`
     /// is its line number (when numbering). `region` must hold whole lines
     /// from a line start up to at least the line's end.
     pub fn selected(
         &mut self,
-        sh: &mut Shared,
+        groups: &mut Groups,
         out: &mut Vec<u8>,
         region: &[u8],
-        start: usize,
-        end: usize,
+        (start, end): (usize, usize),
         number: u64,
     ) {
         // prpending(beg): owed trailing context up to this line.
@@ -136,16 +140,8 @@ impl<'a> FileContext<'a> {
         }
         // Leading context, never before the last printed line.
         let floor = self.last_end.unwrap_or(self.floor);
-        let mut p = start;
-        let mut k = 0usize;
-        while k < self.spec.before && p > floor {
-            p = match memchr::memrchr(b'\n', &region[floor..p - 1]) {
-                Some(i) => floor + i + 1,
-                None => floor,
-            };
-            k += 1;
-        }
-        if sh.used && Some(p) != self.last_end {
+        let (mut p, k) = crate::scan::lines_back(region, start, self.spec.before, floor);
+        if groups.used && Some(p) != self.last_end {
             if let Some(sep) = &self.spec.separator {
                 self.mark(out, None, false);
                 self.fmt.push_separator(out, sep);
@@ -158,11 +154,13 @@ impl<'a> FileContext<'a> {
             self.fmt.push_prline(
                 out,
                 self.q,
-                self.name,
-                &region[p..nl],
-                n,
-                self.base + p as u64,
-                false,
+                &LineOut {
+                    name: self.name,
+                    bytes: &region[p..nl],
+                    number: n,
+                    offset: self.base + p as u64,
+                    selected: false,
+                },
             );
             n += 1;
             p = nl + 1;
@@ -171,16 +169,18 @@ impl<'a> FileContext<'a> {
         self.fmt.push_prline(
             out,
             self.q,
-            self.name,
-            &region[start..end],
-            number,
-            self.base + start as u64,
-            true,
+            &LineOut {
+                name: self.name,
+                bytes: &region[start..end],
+                number,
+                offset: self.base + start as u64,
+                selected: true,
+            },
         );
         self.last_end = Some((end + 1).min(region.len()));
         self.last_number = number;
         self.pending = self.spec.after;
-        sh.used = true;
+        groups.used = true;
     }
 
     /// Print owed trailing context lines that start before `lim` (grep's
@@ -197,11 +197,13 @@ impl<'a> FileContext<'a> {
             self.fmt.push_prline(
                 out,
                 self.q,
-                self.name,
-                &region[p..nl],
-                self.last_number,
-                self.base + p as u64,
-                false,
+                &LineOut {
+                    name: self.name,
+                    bytes: &region[p..nl],
+                    number: self.last_number,
+                    offset: self.base + p as u64,
+                    selected: false,
+                },
             );
             p = (nl + 1).min(region.len());
             self.pending -= 1;
@@ -226,30 +228,6 @@ impl<'a> FileContext<'a> {
     /// `before`-th line before `lim`, but never past the last printed line.
     pub fn keep_from(&self, region: &[u8], lim: usize) -> usize {
         let floor = self.last_end.unwrap_or(0).min(lim);
-        let mut p = lim;
-        let mut k = 0;
-        while k < self.spec.before && p > floor {
-            p = match memchr::memrchr(b'\n', &region[floor..p - 1]) {
-                Some(i) => floor + i + 1,
-                None => floor,
-            };
-            k += 1;
-        }
-        p
+        crate::scan::lines_back(region, lim, self.spec.before, floor).0
     }
-}
-
-/// Where the leading context of the line starting at `start` begins: the
-/// start of the `before`-th line before it (or 0), and how many lines that is.
-pub fn context_start(hay: &[u8], start: usize, before: usize) -> (usize, usize) {
-    let mut p = start;
-    let mut k = 0;
-    while k < before && p > 0 {
-        p = match memchr::memrchr(b'\n', &hay[..p - 1]) {
-            Some(i) => i + 1,
-            None => 0,
-        };
-        k += 1;
-    }
-    (p, k)
 }

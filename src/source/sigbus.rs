@@ -6,13 +6,12 @@
 //! over the faulting page (so the interrupted load can complete) and marks the
 //! mapping as shrunk. The search checks the mark before it prints anything
 //! scanned since, and reports "file shrank during search" instead of lying.
-//! A SIGBUS outside every registered mapping gets the default action.
-//!
-//! [`die_on_closed_pipe`] gives SIGPIPE back its default action, as grep
-//! has it.
+//! A SIGBUS outside every registered mapping goes to the handler that was
+//! installed before grail's (a host program's own), or gets the default
+//! action when there was none.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 
 const SLOTS: usize = 64;
 const PAGE: usize = 4096;
@@ -34,8 +33,10 @@ const EMPTY: Slot = Slot {
 
 static SLOTS_TABLE: [Slot; SLOTS] = [EMPTY; SLOTS];
 static INSTALL: Once = Once::new();
+/// The SIGBUS action before grail installed its handler.
+static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
-extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo_t for SA_SIGINFO handlers.
     let addr = unsafe { (*info).si_addr() } as usize;
     for slot in &SLOTS_TABLE {
@@ -64,9 +65,35 @@ extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mu
             return;
         }
     }
-    // Not ours: restore the default action; returning re-raises the fault.
-    // SAFETY: resetting a signal disposition is async-signal-safe.
-    unsafe { libc::signal(libc::SIGBUS, libc::SIG_DFL) };
+    chain(sig, info, ctx);
+}
+
+/// A fault outside grail's mappings: hand it to the previous handler, or
+/// restore the default action (returning then re-raises the fault).
+fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    let prev = PREVIOUS.get();
+    let handler = prev.map_or(libc::SIG_DFL, |p| p.sa_sigaction);
+    if handler == libc::SIG_DFL || handler == libc::SIG_IGN {
+        // An ignored SIGBUS from a fault cannot be ignored: the kernel would
+        // deliver it again at once. Both end in the default action.
+        // SAFETY: resetting a signal disposition is async-signal-safe.
+        unsafe { libc::signal(libc::SIGBUS, libc::SIG_DFL) };
+        return;
+    }
+    let siginfo = prev.is_some_and(|p| p.sa_flags & libc::SA_SIGINFO != 0);
+    // SAFETY: `handler` is the address of the handler that was installed
+    // before grail's, with the signature its SA_SIGINFO flag declares; it is
+    // called with the arguments the kernel gave this handler.
+    unsafe {
+        if siginfo {
+            let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                std::mem::transmute(handler);
+            f(sig, info, ctx);
+        } else {
+            let f: extern "C" fn(libc::c_int) = std::mem::transmute(handler);
+            f(sig);
+        }
+    }
 }
 
 fn install() {
@@ -78,13 +105,16 @@ fn install() {
             sa.sa_sigaction = on_sigbus as *const () as usize;
             sa.sa_flags = libc::SA_SIGINFO | libc::SA_NODEFER;
             libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGBUS, &sa, &mut old) == 0 {
+                let _ = PREVIOUS.set(old);
+            }
         }
     });
 }
 
 /// A registered mapping; unregistered on drop.
-pub struct Guard {
+pub(crate) struct Guard {
     slot: Option<&'static Slot>,
 }
 
@@ -93,7 +123,12 @@ impl Guard {
     /// protected (a truncation then kills grail as it would kill ripgrep);
     /// grail maps at most one file at a time per search, so this needs over
     /// 64 concurrent searches in one process.
-    pub fn register(ptr: *const u8, len: usize) -> Guard {
+    ///
+    /// # Safety
+    /// `[ptr, ptr + len)` must be a read-only mapping of a file that stays
+    /// mapped until the guard is dropped: the handler maps zeros over its
+    /// faulting pages.
+    pub(crate) unsafe fn register(ptr: *const u8, len: usize) -> Guard {
         install();
         for slot in &SLOTS_TABLE {
             if slot
@@ -111,7 +146,7 @@ impl Guard {
     }
 
     /// The flag that says the file shrank under the mapping.
-    pub fn flag(&self) -> Option<&'static AtomicBool> {
+    pub(crate) fn flag(&self) -> Option<&'static AtomicBool> {
         self.slot.map(|s| &s.shrank)
     }
 }
@@ -124,13 +159,4 @@ impl Drop for Guard {
             s.used.store(false, Ordering::Release);
         }
     }
-}
-
-/// Restore SIGPIPE's default action (Rust's runtime ignores it), so that a
-/// write to a closed pipe ends grail as it ends grep: killed by the signal,
-/// silently, exit status 141 under `set -o pipefail`.
-pub fn die_on_closed_pipe() {
-    // SAFETY: setting a signal's disposition to SIG_DFL installs no handler
-    // code; it is called once at program start.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
 }

@@ -2,8 +2,27 @@
 //! line or its `-o` matches, and a newline (added even when the input's last
 //! line had none).
 
+mod context;
+
+pub use context::{ContextSpec, FileContext, Groups, Mark, Marks};
+
 use crate::query::Query;
 use crate::search::Line;
+
+/// One line as the printer prints it.
+#[derive(Clone, Copy, Debug)]
+pub struct LineOut<'a> {
+    /// The file's name as printed.
+    pub name: &'a [u8],
+    /// The line, without its newline.
+    pub bytes: &'a [u8],
+    /// Its line number (when numbering).
+    pub number: u64,
+    /// Its byte offset.
+    pub offset: u64,
+    /// A selected line (`:` separators), not a context line (`-`).
+    pub selected: bool,
+}
 
 /// Which prefixes and body to print.
 #[derive(Clone, Debug, Default)]
@@ -262,24 +281,28 @@ impl Format {
         number: u64,
         offset: u64,
     ) {
-        self.push_json_kind(out, q, name, bytes, number, offset, true)
+        let line = LineOut {
+            name,
+            bytes,
+            number,
+            offset,
+            selected: true,
+        };
+        self.push_json_kind(out, q, &line)
     }
 
     /// [`Format::push_json`] for a selected line (`"match"`) or a context
     /// line (`"context"`, whose `patterns` and `matches` describe the
     /// include patterns too, as grep's colour does for context lines).
-    #[allow(clippy::too_many_arguments)]
-    fn push_json_kind(
-        &self,
-        out: &mut Vec<u8>,
-        q: &Query,
-        name: &[u8],
-        bytes: &[u8],
-        number: u64,
-        offset: u64,
-        selected: bool,
-    ) {
+    fn push_json_kind(&self, out: &mut Vec<u8>, q: &Query, line: &LineOut<'_>) {
         use base64::Engine;
+        let LineOut {
+            name,
+            bytes,
+            number,
+            offset,
+            selected,
+        } = *line;
         // Lines the include patterns match: selected ones, or context
         // lines under -v.
         let matching = selected != q.is_inverted();
@@ -362,19 +385,16 @@ impl Format {
     /// Append one output line exactly as grep's `prline` prints it: a
     /// selected line (`selected`, `:` separators) or a context line (`-`),
     /// with `-o` and colour handled. `bytes` is the line without its newline.
-    #[allow(clippy::too_many_arguments)]
-    pub fn push_prline(
-        &self,
-        out: &mut Vec<u8>,
-        q: &Query,
-        name: &[u8],
-        bytes: &[u8],
-        number: u64,
-        offset: u64,
-        selected: bool,
-    ) {
+    pub fn push_prline(&self, out: &mut Vec<u8>, q: &Query, line: &LineOut<'_>) {
+        let LineOut {
+            name,
+            bytes,
+            number,
+            offset,
+            selected,
+        } = *line;
         if self.json.is_some() {
-            return self.push_json_kind(out, q, name, bytes, number, offset, selected);
+            return self.push_json_kind(out, q, line);
         }
         let sep = if selected { b':' } else { b'-' };
         let invert = q.is_inverted();
@@ -487,38 +507,6 @@ impl Format {
         out.push(b'\n');
     }
 
-    /// Write `line` as one plain record (not `-o`) to `w`.
-    pub fn write_line(
-        &self,
-        w: &mut dyn std::io::Write,
-        name: &[u8],
-        line: &Line,
-    ) -> std::io::Result<()> {
-        let mut head = [0u8; 64];
-        let mut p = Vec::new();
-        let prefix: &[u8] = if self.with_filename {
-            self.prefix(&mut p, name, line.number, line.offset);
-            &p
-        } else {
-            // No file name: the prefix fits on the stack.
-            let mut n = 0;
-            if self.line_number {
-                n += put_num(&mut head[n..], line.number + self.base_line);
-                head[n] = b':';
-                n += 1;
-            }
-            if self.byte_offset {
-                n += put_num(&mut head[n..], line.offset + self.base_offset);
-                head[n] = b':';
-                n += 1;
-            }
-            &head[..n]
-        };
-        w.write_all(prefix)?;
-        w.write_all(&line.bytes)?;
-        w.write_all(b"\n")
-    }
-
     /// Append the records of `line`, each as its own `Vec`, to `recs`.
     pub fn records(&self, recs: &mut Vec<Vec<u8>>, q: &Query, name: &[u8], line: &Line) {
         if self.json.is_some() {
@@ -529,7 +517,17 @@ impl Format {
         }
         if self.color.is_some() && !self.only_matching {
             let mut r = Vec::with_capacity(line.bytes.len() + name.len() + 48);
-            self.push_prline(&mut r, q, name, &line.bytes, line.number, line.offset, true);
+            self.push_prline(
+                &mut r,
+                q,
+                &LineOut {
+                    name,
+                    bytes: &line.bytes,
+                    number: line.number,
+                    offset: line.offset,
+                    selected: true,
+                },
+            );
             recs.push(r);
             return;
         }
