@@ -7,9 +7,8 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn run_env(
     program: &str,
@@ -18,30 +17,7 @@ fn run_env(
     input: &[u8],
     env: &[(&str, &str)],
 ) -> Output {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .env_remove("GREP_COLORS")
-        .env_remove("GREP_COLOR");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Feed stdin from a thread: the output may fill its pipe first.
-    let mut w = child.stdin.take().unwrap();
-    let data = input.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = w.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    let _ = feeder.join();
-    out
+    common::run_env(program, args, dir, Some(input), env)
 }
 
 use common::Rng;

@@ -20,6 +20,8 @@
 //! whether grep was killed by SIGPIPE, a race; grail's rule is the race-free
 //! one (0 iff a line was selected), which the drained pipeline gives.
 
+mod common;
+
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -354,13 +356,7 @@ fn run_jobs(jobs: &[Job], variants: &[&[&str]]) -> (usize, Vec<String>) {
 }
 
 fn shared() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    assert!(
-        p.is_dir(),
-        "{} is missing: the differential tests need the shared test data (not skipping)",
-        p.display()
-    );
-    p
+    common::shared("")
 }
 
 /// Every log under ../shared/testdata/{loghub,vllm}, sorted.
@@ -1334,23 +1330,7 @@ fn conformance_gnu_spencer_cases_give_expected_status() {
 // Random patterns and inputs
 // ---------------------------------------------------------------------------
 
-/// xorshift64*: small, seeded, reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
+use common::Rng;
 
 const TOKENS: &[&str] = &[
     "a",

@@ -1,6 +1,8 @@
 //! `--follow` machinery against real writers: other processes and threads
 //! appending, rotating, truncating and deleting the followed file.
 
+mod common;
+
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -126,16 +128,7 @@ fn process_writer_lines_arrive_exactly() {
     }
 }
 
-/// A tiny deterministic generator, so failures replay.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
+use common::Rng;
 
 #[test]
 fn thread_writer_random_fragments_in_order() {
@@ -152,11 +145,11 @@ fn thread_writer_random_fragments_in_order() {
             let mut f = OpenOptions::new().append(true).open(&p).unwrap();
             let mut at = 0;
             while at < data.len() {
-                let n = (1 + rng.below(300) as usize).min(data.len() - at);
+                let n = (1 + rng.below(300)).min(data.len() - at);
                 f.write_all(&data[at..at + n]).unwrap();
                 at += n;
                 if rng.below(8) == 0 {
-                    std::thread::sleep(Duration::from_micros(rng.below(3000)));
+                    std::thread::sleep(Duration::from_micros(rng.below(3000) as u64));
                 }
             }
         });

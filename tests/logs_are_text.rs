@@ -6,6 +6,8 @@
 //! size and thread count, from files and pipes; binary files (a NUL in the
 //! first read, an ELF file, a leading hole) against plain grep.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -127,22 +129,7 @@ fn bash(script: &str, dir: &Path, stdin: Option<&Path>) -> Output {
 }
 
 fn grail(args: &[String], dir: &Path, stdin: Option<&[u8]>) -> Output {
-    let mut c = Command::new(GRAIL);
-    c.args(args).current_dir(dir).env("LC_ALL", "C");
-    match stdin {
-        Some(_) => c.stdin(Stdio::piped()),
-        None => c.stdin(Stdio::null()),
-    };
-    c.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    if let Some(b) = stdin {
-        let mut w = child.stdin.take().unwrap();
-        let b = b.to_vec();
-        std::thread::spawn(move || {
-            let _ = w.write_all(&b);
-        });
-    }
-    child.wait_with_output().unwrap()
+    common::run(GRAIL, args, dir, stdin)
 }
 
 fn words(s: &str) -> Vec<String> {

@@ -5,22 +5,11 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn run(program: &str, args: &[String], dir: &std::path::Path, input: &[u8]) -> Output {
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // The command may exit before reading its input (-q, -m 0).
-    let _ = child.stdin.take().unwrap().write_all(input);
-    child.wait_with_output().unwrap()
+    common::run(program, args, dir, Some(input))
 }
 
 use common::Rng;

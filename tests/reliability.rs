@@ -2,6 +2,8 @@
 //! and patterns, failing output. Each case pins the behaviour chosen; where
 //! GNU grep defines it, grail is compared with grep.
 
+mod common;
+
 use grail::search::{self, Line, Mode, Outcome, SearchError, SearchOptions, Selected};
 use grail::source::{open_path, Bytes, Input};
 use grail::{Query, QueryBuilder, ScanConfig, Syntax};
@@ -12,13 +14,7 @@ use std::time::{Duration, Instant};
 
 /// Run `program` with `args` in `dir`, C locale, no stdin.
 fn run(program: &str, args: &[&str], dir: &Path) -> Output {
-    Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    common::run(program, args, dir, None)
 }
 
 fn grail(args: &[&str], dir: &Path) -> Output {

@@ -8,13 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn shared() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata");
-    assert!(
-        p.is_dir(),
-        "{} is missing: these tests need ../shared",
-        p.display()
-    );
-    p
+    common::shared("testdata")
 }
 
 fn bash(dir: &Path, line: &str) -> Output {

@@ -2,25 +2,18 @@
 //! line-by-line reference, on every loghub sample, on generated edge cases,
 //! and on random logs.
 
+mod common;
+
 use grail::timewin::{
     window, window_with, Bound, Cutoff, Stamp, TimeFormat, Window, WindowError, WindowOptions,
 };
 use proptest::prelude::*;
-use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// `../shared/testdata` beside the checkout (CI lays it there too). The
 /// tests that read it fail when it is missing: they never pass by skipping.
 fn shared(dir: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/testdata")
-        .join(dir);
-    assert!(
-        p.is_dir(),
-        "{} is missing: the loghub and vLLM tests need it",
-        p.display()
-    );
-    p.display().to_string()
+    common::shared("testdata").join(dir).display().to_string()
 }
 
 fn now() -> SystemTime {

@@ -4,36 +4,21 @@
 //! `--from-byte` resuming a growing log; `--stats` and `--json` reports
 //! checked against grep.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn loghub() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/loghub");
-    assert!(
-        p.is_dir(),
-        "{} is missing: these tests need ../shared",
-        p.display()
-    );
-    p
+    common::shared("testdata/loghub")
 }
 
 fn grail(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grail"))
-        .args(args)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .output()
-        .unwrap()
+    common::run(common::GRAIL, args, dir, None)
 }
 
 fn sh(dir: &Path, script: &str) -> Output {
-    Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .output()
-        .unwrap()
+    common::bash(dir, script)
 }
 
 /// One loghub file: how awk reads a line's stamp as a string that sorts in

@@ -316,173 +316,196 @@ impl Gen<'_> {
 
     /// One ordinary line; never selected by the seed query (decoys are excluded).
     fn background(&mut self) {
-        let k = self.rng.below(1000);
-        match k {
-            0..=299 => {
-                let r = self.rng.next();
-                self.header(ENGINE, "INFO", "loggers.py", 123);
-                self.out
-                    .s("Engine 000: Avg prompt throughput: ")
-                    .f1(r % 40000)
-                    .s(" tokens/s, Avg generation throughput: ")
-                    .f1((r >> 16) % 9000)
-                    .s(" tokens/s, Running: ")
-                    .n((r >> 32) % 64)
-                    .s(" reqs, Waiting: ")
-                    .n((r >> 40) % 8)
-                    .s(" reqs, GPU KV cache usage: ")
-                    .f1((r >> 44) % 1000)
-                    .s("%, Prefix cache hit rate: ")
-                    .f1((r >> 54) % 1000)
-                    .s("%\n");
-            }
-            300..=549 => {
-                let r = self.rng.next();
-                self.out
-                    .s(API)
-                    .s("INFO:     10.")
-                    .n(r & 255)
-                    .s(".")
-                    .n((r >> 8) & 255)
-                    .s(".")
-                    .n((r >> 16) & 255)
-                    .s(":")
-                    .n(32768 + (r >> 24) % 28000)
-                    .s(" - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n");
-            }
-            550..=699 => {
-                self.header(API, "INFO", "logger.py", 43);
-                self.out.s("Received request ");
-                self.req_id();
-                let r = self.rng.next();
-                self.out
-                    .s(": prompt: None, params: SamplingParams(n=1, presence_penalty=0.0, frequency_penalty=0.0, repetition_penalty=1.0, temperature=0.")
-                    .n(r % 10)
-                    .s(", top_p=0.95, top_k=0, min_p=0.0, seed=None, stop=[], stop_token_ids=[], max_tokens=")
-                    .n(16 + (r >> 8) % 4080)
-                    .s(", min_tokens=0), prompt_token_ids: None, lora_request: None.\n");
-            }
-            700..=849 => {
-                self.header(API, "INFO", "async_llm.py", 412);
-                self.out.s("Finished request ");
-                self.req_id();
-                let r = self.rng.next();
-                self.out
-                    .s(": ttft=")
-                    .n(5 + r % 2995)
-                    .s("ms, tpot=")
-                    .n(5 + (r >> 12) % 90)
-                    .s("ms, e2e=")
-                    .n(50 + (r >> 20) % 19950)
-                    .s("ms, prompt_tokens=")
-                    .n(1 + (r >> 36) % 8000)
-                    .s(", output_tokens=")
-                    .n(1 + (r >> 50) % 4000)
-                    .s("\n");
-            }
-            850..=949 => {
-                let r = self.rng.next();
-                let rank = r % 4;
-                self.out
-                    .s(HOST)
-                    .s(":")
-                    .n(3070 + rank)
-                    .s(":")
-                    .n(3100 + (r >> 4) % 40)
-                    .s(" [")
-                    .n(rank)
-                    .s("] NCCL INFO ");
-                match (r >> 12) % 3 {
-                    0 => {
-                        self.out
-                            .s("Channel ")
-                            .n2((r >> 16) % 32)
-                            .s("/0 : ")
-                            .n(rank)
-                            .s("[")
-                            .n(rank)
-                            .s("] -> ")
-                            .n((rank + 1) % 4)
-                            .s("[")
-                            .n((rank + 1) % 4)
-                            .s("] via P2P/CUMEM/read\n");
-                    }
-                    1 => {
-                        self.out
-                            .s("comm 0x")
-                            .hex(r >> 20, 8)
-                            .s(" rank ")
-                            .n(rank)
-                            .s(" nranks 4 cudaDev ")
-                            .n(rank)
-                            .s(" nvmlDev ")
-                            .n(rank)
-                            .s(" busId ")
-                            .n(1 + rank)
-                            .s("0000 commId 0x")
-                            .hex(r >> 8, 16)
-                            .s(" - Init COMPLETE\n");
-                    }
-                    _ => {
-                        self.out.s("Connected all rings\n");
-                    }
-                }
-            }
-            950..=974 => {
-                self.header(ENGINE, "WARNING", "scheduler.py", 1560);
-                self.out.s("Sequence group ");
-                self.req_id();
-                let n = self.rng.range(1, 5000);
-                self.out
-                    .s(" is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=")
-                    .n(n)
-                    .s("\n");
-            }
-            975..=986 => {
-                // tqdm with vLLM's bar format: "\r<bar>\n" after the process prefix.
-                let r = self.rng.next();
-                let total = 100 + r % 900;
-                let done = (r >> 16) % (total + 1);
-                let eighths = done * 80 / total;
-                self.out.s(ENGINE).s("\rProcessed prompts: ");
-                let pct = done * 100 / total;
-                if pct < 10 {
-                    self.out.s("  ");
-                } else if pct < 100 {
-                    self.out.s(" ");
-                }
-                self.out.n(pct).s("%|");
-                for _ in 0..eighths / 8 {
-                    self.out.s(BAR[8]);
-                }
-                let mut width = eighths / 8;
-                if eighths % 8 != 0 {
-                    self.out.s(BAR[(eighths % 8) as usize]);
-                    width += 1;
-                }
-                for _ in width..10 {
-                    self.out.s(" ");
-                }
-                self.out
-                    .s("| ")
-                    .n(done)
-                    .s("/")
-                    .n(total)
-                    .s(" [00:")
-                    .n2((r >> 32) % 60)
-                    .s("<00:")
-                    .n2((r >> 40) % 60)
-                    .s(", ")
-                    .f1(1 + (r >> 48) % 500)
-                    .s("it/s]\n");
-            }
-            987..=988 => {
-                // Lower-case "error": selected only under -i.
-                self.header(API, "DEBUG", "client.py", 211);
-                self.out.s("stream closed by peer: error=None, retries=0\n");
-            }
+        match self.rng.below(1000) {
+            0..=299 => self.metrics(),
+            300..=549 => self.access(),
+            550..=699 => self.received(),
+            700..=849 => self.finished(),
+            850..=949 => self.nccl(),
+            950..=974 => self.preempted(),
+            975..=986 => self.progress(),
+            987..=988 => self.lower_error(),
             _ => self.decoy(),
         }
+    }
+
+    /// Engine throughput metrics.
+    fn metrics(&mut self) {
+        let r = self.rng.next();
+        self.header(ENGINE, "INFO", "loggers.py", 123);
+        self.out
+            .s("Engine 000: Avg prompt throughput: ")
+            .f1(r % 40000)
+            .s(" tokens/s, Avg generation throughput: ")
+            .f1((r >> 16) % 9000)
+            .s(" tokens/s, Running: ")
+            .n((r >> 32) % 64)
+            .s(" reqs, Waiting: ")
+            .n((r >> 40) % 8)
+            .s(" reqs, GPU KV cache usage: ")
+            .f1((r >> 44) % 1000)
+            .s("%, Prefix cache hit rate: ")
+            .f1((r >> 54) % 1000)
+            .s("%\n");
+    }
+
+    /// A uvicorn access line.
+    fn access(&mut self) {
+        let r = self.rng.next();
+        self.out
+            .s(API)
+            .s("INFO:     10.")
+            .n(r & 255)
+            .s(".")
+            .n((r >> 8) & 255)
+            .s(".")
+            .n((r >> 16) & 255)
+            .s(":")
+            .n(32768 + (r >> 24) % 28000)
+            .s(" - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n");
+    }
+
+    /// A received request.
+    fn received(&mut self) {
+        self.header(API, "INFO", "logger.py", 43);
+        self.out.s("Received request ");
+        self.req_id();
+        let r = self.rng.next();
+        self.out
+            .s(": prompt: None, params: SamplingParams(n=1, presence_penalty=0.0, frequency_penalty=0.0, repetition_penalty=1.0, temperature=0.")
+            .n(r % 10)
+            .s(", top_p=0.95, top_k=0, min_p=0.0, seed=None, stop=[], stop_token_ids=[], max_tokens=")
+            .n(16 + (r >> 8) % 4080)
+            .s(", min_tokens=0), prompt_token_ids: None, lora_request: None.\n");
+    }
+
+    /// A finished request.
+    fn finished(&mut self) {
+        self.header(API, "INFO", "async_llm.py", 412);
+        self.out.s("Finished request ");
+        self.req_id();
+        let r = self.rng.next();
+        self.out
+            .s(": ttft=")
+            .n(5 + r % 2995)
+            .s("ms, tpot=")
+            .n(5 + (r >> 12) % 90)
+            .s("ms, e2e=")
+            .n(50 + (r >> 20) % 19950)
+            .s("ms, prompt_tokens=")
+            .n(1 + (r >> 36) % 8000)
+            .s(", output_tokens=")
+            .n(1 + (r >> 50) % 4000)
+            .s("\n");
+    }
+
+    /// An NCCL debug line.
+    fn nccl(&mut self) {
+        let r = self.rng.next();
+        let rank = r % 4;
+        self.out
+            .s(HOST)
+            .s(":")
+            .n(3070 + rank)
+            .s(":")
+            .n(3100 + (r >> 4) % 40)
+            .s(" [")
+            .n(rank)
+            .s("] NCCL INFO ");
+        match (r >> 12) % 3 {
+            0 => {
+                self.out
+                    .s("Channel ")
+                    .n2((r >> 16) % 32)
+                    .s("/0 : ")
+                    .n(rank)
+                    .s("[")
+                    .n(rank)
+                    .s("] -> ")
+                    .n((rank + 1) % 4)
+                    .s("[")
+                    .n((rank + 1) % 4)
+                    .s("] via P2P/CUMEM/read\n");
+            }
+            1 => {
+                self.out
+                    .s("comm 0x")
+                    .hex(r >> 20, 8)
+                    .s(" rank ")
+                    .n(rank)
+                    .s(" nranks 4 cudaDev ")
+                    .n(rank)
+                    .s(" nvmlDev ")
+                    .n(rank)
+                    .s(" busId ")
+                    .n(1 + rank)
+                    .s("0000 commId 0x")
+                    .hex(r >> 8, 16)
+                    .s(" - Init COMPLETE\n");
+            }
+            _ => {
+                self.out.s("Connected all rings\n");
+            }
+        }
+    }
+
+    /// A preemption warning.
+    fn preempted(&mut self) {
+        self.header(ENGINE, "WARNING", "scheduler.py", 1560);
+        self.out.s("Sequence group ");
+        self.req_id();
+        let n = self.rng.range(1, 5000);
+        self.out
+            .s(" is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=")
+            .n(n)
+            .s("\n");
+    }
+
+    /// A tqdm progress bar.
+    fn progress(&mut self) {
+        // tqdm with vLLM's bar format: "\r<bar>\n" after the process prefix.
+        let r = self.rng.next();
+        let total = 100 + r % 900;
+        let done = (r >> 16) % (total + 1);
+        let eighths = done * 80 / total;
+        self.out.s(ENGINE).s("\rProcessed prompts: ");
+        let pct = done * 100 / total;
+        if pct < 10 {
+            self.out.s("  ");
+        } else if pct < 100 {
+            self.out.s(" ");
+        }
+        self.out.n(pct).s("%|");
+        for _ in 0..eighths / 8 {
+            self.out.s(BAR[8]);
+        }
+        let mut width = eighths / 8;
+        if eighths % 8 != 0 {
+            self.out.s(BAR[(eighths % 8) as usize]);
+            width += 1;
+        }
+        for _ in width..10 {
+            self.out.s(" ");
+        }
+        self.out
+            .s("| ")
+            .n(done)
+            .s("/")
+            .n(total)
+            .s(" [00:")
+            .n2((r >> 32) % 60)
+            .s("<00:")
+            .n2((r >> 40) % 60)
+            .s(", ")
+            .f1(1 + (r >> 48) % 500)
+            .s("it/s]\n");
+    }
+
+    /// A lower-case "error".
+    fn lower_error(&mut self) {
+        // Lower-case "error": selected only under -i.
+        self.header(API, "DEBUG", "client.py", 211);
+        self.out.s("stream closed by peer: error=None, retries=0\n");
     }
 
     /// Contains "Error" but also an excluded word.

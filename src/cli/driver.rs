@@ -202,7 +202,7 @@ impl Driver<'_, '_> {
     fn each_file(&mut self, job: &mut dyn jobs::Job) -> Option<bool> {
         let plan = self.plan;
         let mut order: Vec<usize> = (0..plan.files.len()).collect();
-        if job.backwards() {
+        if plan.job.backwards() {
             order.reverse();
         }
         let mut any = false;
@@ -228,7 +228,13 @@ impl Driver<'_, '_> {
             let Ok((region, fmt)) = self.input_region(name, input.as_ref()) else {
                 continue;
             };
-            let res = job.search(self, name, &fmt, region.as_ref(), input.as_mut());
+            let opened = jobs::Opened {
+                name,
+                fmt: &fmt,
+                region: region.as_ref(),
+                input: input.as_mut(),
+            };
+            let res = job.search(self, opened);
             let Some(s) = self.outcome(name, res) else {
                 continue;
             };
@@ -403,7 +409,7 @@ impl Driver<'_, '_> {
             .map(|&(a, b)| (r.start + a, r.start + b))
             .collect();
         read.extend(r.read.iter().copied());
-        st.scanned = crate::timewin::union_len(&read);
+        st.scanned = crate::scan::union_len(&read);
         st.window = r.window.clone();
         st.trailing_newline = hay.last() == Some(&b'\n');
         st.end_offset = memchr::memrchr(b'\n', hay).map_or(0, |i| i + 1) as u64;

@@ -27,24 +27,25 @@ pub struct Searched {
     pub read_all: bool,
 }
 
+/// One opened input, as the driver hands it to a job.
+pub struct Opened<'a> {
+    /// Its name as printed.
+    pub name: &'a [u8],
+    /// How its lines are printed (offsets and numbers of its region).
+    pub fmt: &'a Format,
+    /// The part to search (`None`: a stream, or a directory).
+    pub region: Option<&'a Region>,
+    /// The input (`None`: a directory, which grep reads as empty).
+    pub input: Option<&'a mut Input>,
+}
+
 /// One way of handling every file's lines; the driver calls it per file.
 pub trait Job {
-    /// Files are searched last to first (a tail).
-    fn backwards(&self) -> bool {
-        false
-    }
     /// The answer is known (`any`: a file had a selected line): later
     /// files are only opened, for their errors.
     fn done(&self, any: bool, out: &Out) -> bool;
-    /// Search one input (`None`: a directory, which grep reads as empty).
-    fn search(
-        &mut self,
-        d: &mut Driver,
-        name: &[u8],
-        fmt: &Format,
-        region: Option<&Region>,
-        input: Option<&mut Input>,
-    ) -> Result<Searched, SearchError>;
+    /// Search one input.
+    fn search(&mut self, d: &mut Driver, f: Opened<'_>) -> Result<Searched, SearchError>;
     /// After the file's reports: its `-c` count or `-l`/`-L` name.
     fn after(&mut self, d: &mut Driver, name: &[u8], o: &Outcome, selected: bool) {
         let _ = (d, name, o, selected);
@@ -197,14 +198,8 @@ impl Job for Forward {
         !self.more || out.failed.is_some()
     }
 
-    fn search(
-        &mut self,
-        d: &mut Driver,
-        name: &[u8],
-        fmt: &Format,
-        region: Option<&Region>,
-        input: Option<&mut Input>,
-    ) -> Result<Searched, SearchError> {
+    fn search(&mut self, d: &mut Driver, f: Opened<'_>) -> Result<Searched, SearchError> {
+        let (name, fmt, region, input) = (f.name, f.fmt, f.region, f.input);
         let plan = d.plan;
         let args = plan.args;
         let Some(input) = input else {
@@ -399,22 +394,12 @@ struct Tail {
 }
 
 impl Job for Tail {
-    fn backwards(&self) -> bool {
-        true
-    }
-
     fn done(&self, any: bool, _out: &Out) -> bool {
         any && self.have >= self.n
     }
 
-    fn search(
-        &mut self,
-        d: &mut Driver,
-        name: &[u8],
-        fmt: &Format,
-        region: Option<&Region>,
-        input: Option<&mut Input>,
-    ) -> Result<Searched, SearchError> {
+    fn search(&mut self, d: &mut Driver, f: Opened<'_>) -> Result<Searched, SearchError> {
+        let (name, fmt, region, input) = (f.name, f.fmt, f.region, f.input);
         let Some(input) = input else {
             return Ok(Searched::default());
         };
@@ -500,14 +485,8 @@ impl Job for Context {
         self.head_left == Some(0) || out.failed.is_some()
     }
 
-    fn search(
-        &mut self,
-        d: &mut Driver,
-        name: &[u8],
-        fmt: &Format,
-        region: Option<&Region>,
-        input: Option<&mut Input>,
-    ) -> Result<Searched, SearchError> {
+    fn search(&mut self, d: &mut Driver, f: Opened<'_>) -> Result<Searched, SearchError> {
+        let (name, fmt, region, input) = (f.name, f.fmt, f.region, f.input);
         let Some(input) = input else {
             return Ok(Searched::default());
         };
@@ -551,22 +530,12 @@ struct TailContext {
 }
 
 impl Job for TailContext {
-    fn backwards(&self) -> bool {
-        true
-    }
-
     fn done(&self, any: bool, _out: &Out) -> bool {
         any && self.have >= self.n
     }
 
-    fn search(
-        &mut self,
-        d: &mut Driver,
-        name: &[u8],
-        fmt: &Format,
-        region: Option<&Region>,
-        input: Option<&mut Input>,
-    ) -> Result<Searched, SearchError> {
+    fn search(&mut self, d: &mut Driver, f: Opened<'_>) -> Result<Searched, SearchError> {
+        let (name, fmt, region, input) = (f.name, f.fmt, f.region, f.input);
         let want = usize::try_from(self.n - self.have).unwrap_or(usize::MAX);
         let file = FileJob {
             plan: d.plan,

@@ -40,6 +40,13 @@ pub enum Job {
     TailContext(ContextSpec, u64),
 }
 
+impl Job {
+    /// Files are searched last to first (a tail).
+    pub fn backwards(&self) -> bool {
+        matches!(self, Job::Tail(_) | Job::TailContext(..))
+    }
+}
+
 /// The settings of one run.
 pub struct Plan<'a> {
     /// The flags as given.

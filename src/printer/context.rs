@@ -106,6 +106,19 @@ impl<'a> FileContext<'a> {
         }
     }
 
+    /// Print (and mark) the line `region[a..b]`: selected, or context.
+    fn line(&self, out: &mut Vec<u8>, region: &[u8], (a, b): (usize, usize), n: u64, sel: bool) {
+        self.mark(out, Some(n), sel);
+        let line = LineOut {
+            name: self.name,
+            bytes: &region[a..b],
+            number: n,
+            offset: self.base + a as u64,
+            selected: sel,
+        };
+        self.fmt.push_prline(out, self.q, &line);
+    }
+
     /// Start printing at `from` (a line start): nothing before it is
     /// printed, not even as leading context.
     pub fn start_at(&mut self, from: usize) {
@@ -150,33 +163,11 @@ impl<'a> FileContext<'a> {
         let mut n = number.saturating_sub(k as u64);
         while p < start {
             let nl = memchr::memchr(b'\n', &region[p..start]).map_or(start, |i| p + i);
-            self.mark(out, Some(n), false);
-            self.fmt.push_prline(
-                out,
-                self.q,
-                &LineOut {
-                    name: self.name,
-                    bytes: &region[p..nl],
-                    number: n,
-                    offset: self.base + p as u64,
-                    selected: false,
-                },
-            );
+            self.line(out, region, (p, nl), n, false);
             n += 1;
             p = nl + 1;
         }
-        self.mark(out, Some(number), true);
-        self.fmt.push_prline(
-            out,
-            self.q,
-            &LineOut {
-                name: self.name,
-                bytes: &region[start..end],
-                number,
-                offset: self.base + start as u64,
-                selected: true,
-            },
-        );
+        self.line(out, region, (start, end), number, true);
         self.last_end = Some((end + 1).min(region.len()));
         self.last_number = number;
         self.pending = self.spec.after;
@@ -193,18 +184,7 @@ impl<'a> FileContext<'a> {
         while self.pending > 0 && p < lim {
             let nl = memchr::memchr(b'\n', &region[p..]).map_or(region.len(), |i| p + i);
             self.last_number += 1;
-            self.mark(out, Some(self.last_number), false);
-            self.fmt.push_prline(
-                out,
-                self.q,
-                &LineOut {
-                    name: self.name,
-                    bytes: &region[p..nl],
-                    number: self.last_number,
-                    offset: self.base + p as u64,
-                    selected: false,
-                },
-            );
+            self.line(out, region, (p, nl), self.last_number, false);
             p = (nl + 1).min(region.len());
             self.pending -= 1;
         }

@@ -296,13 +296,7 @@ impl Format {
     /// include patterns too, as grep's colour does for context lines).
     fn push_json_kind(&self, out: &mut Vec<u8>, q: &Query, line: &LineOut<'_>) {
         use base64::Engine;
-        let LineOut {
-            name,
-            bytes,
-            number,
-            offset,
-            selected,
-        } = *line;
+        let (bytes, selected) = (line.bytes, line.selected);
         // Lines the include patterns match: selected ones, or context
         // lines under -v.
         let matching = selected != q.is_inverted();
@@ -325,9 +319,9 @@ impl Format {
         let text = std::str::from_utf8(bytes).ok();
         let obj = JsonLine {
             kind: if selected { "match" } else { "context" },
-            path: String::from_utf8_lossy(name),
-            line_number: number + self.base_line,
-            byte_offset: offset + self.base_offset,
+            path: String::from_utf8_lossy(line.name),
+            line_number: line.number + self.base_line,
+            byte_offset: line.offset + self.base_offset,
             text,
             bytes_base64: text
                 .is_none()

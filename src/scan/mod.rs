@@ -54,6 +54,9 @@ impl Nuls {
     }
 }
 
+/// What a scan calls with each selected line; false stops the scan.
+pub type OnHit<'a> = dyn FnMut(Hit) -> bool + 'a;
+
 /// How a scan splits its input.
 #[derive(Clone, Copy, Debug)]
 pub struct ScanConfig {
@@ -120,13 +123,7 @@ fn matched_line(hay: &[u8], pos: usize, end: usize, m: usize) -> Option<(usize, 
 
 /// Lines of `hay[a..b]` (line-aligned), none of which matches an include:
 /// all are selected unless excluded.
-fn emit_unmatched(
-    q: &Query,
-    hay: &[u8],
-    a: usize,
-    b: usize,
-    f: &mut dyn FnMut(Hit) -> bool,
-) -> bool {
+fn emit_unmatched(q: &Query, hay: &[u8], a: usize, b: usize, f: &mut OnHit) -> bool {
     let mut pos = a;
     while pos < b {
         // Next excluded line in [pos, b), if any.
@@ -153,13 +150,7 @@ fn emit_unmatched(
     true
 }
 
-fn scan_inverted(
-    q: &Query,
-    hay: &[u8],
-    start: usize,
-    end: usize,
-    f: &mut dyn FnMut(Hit) -> bool,
-) -> bool {
+fn scan_inverted(q: &Query, hay: &[u8], start: usize, end: usize, f: &mut OnHit) -> bool {
     let mut pos = start;
     while pos < end {
         let (gap_end, next) = match q
@@ -210,6 +201,21 @@ pub fn lines_back(hay: &[u8], start: usize, k: usize, floor: usize) -> (usize, u
         n += 1;
     }
     (p, n)
+}
+
+/// The bytes a set of ranges covers, each counted once.
+pub fn union_len(ranges: &[(usize, usize)]) -> u64 {
+    let mut v: Vec<(usize, usize)> = ranges.iter().copied().filter(|r| r.1 > r.0).collect();
+    v.sort_unstable();
+    let (mut total, mut reach) = (0usize, 0usize);
+    for (a, b) in v {
+        let a = a.max(reach);
+        if b > a {
+            total += b - a;
+            reach = b;
+        }
+    }
+    total as u64
 }
 
 /// Count `\n` bytes in `hay[a..b]`, in parallel for large ranges.

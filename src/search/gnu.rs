@@ -1,5 +1,5 @@
 //! GNU grep 3.8's binary-file behaviour, reproduced exactly: only
-//! `--binary-files=binary` ([`BinaryMode::Grep`]) reaches this module.
+//! `--binary-files=binary` ([`super::BinaryMode::Grep`]) reaches this module.
 //!
 //! grep reads a file in buffers. When a buffer holds a NUL byte (or, on the
 //! first read, the file has a hole), grep stops printing: lines completed in

@@ -285,7 +285,7 @@ impl Outcome {
         for (slot, r) in self.read.iter_mut().zip(&merged) {
             *slot = *r;
         }
-        self.scanned = crate::timewin::union_len(&merged);
+        self.scanned = crate::scan::union_len(&merged);
     }
 }
 
@@ -343,9 +343,18 @@ pub fn run(
     mode: Mode<'_>,
     sink: &mut dyn Sink,
 ) -> Result<Outcome, SearchError> {
-    let mut o = match input {
-        Input::Bytes(hay) => whole::run(q, hay, opts, mode, sink)?,
-        Input::Stream(r) => stream::run(q, r, opts, mode, sink)?,
+    let mut o = match (input, mode) {
+        (Input::Bytes(hay), Mode::Tail { records, weight }) => {
+            whole::tail(q, hay, opts, (records, weight), sink)?
+        }
+        (Input::Bytes(hay), Mode::Resume(r)) => whole::forward(q, hay, opts, Mode::Lines, r, sink)?,
+        (Input::Bytes(hay), mode) => whole::forward(q, hay, opts, mode, Resume::default(), sink)?,
+        (Input::Stream(r), Mode::Tail { records, weight }) => {
+            stream::tail(q, r, opts, (records, weight), sink)?
+        }
+        // A stream has no known line to resume at: it is read from its start.
+        (Input::Stream(r), Mode::Resume(_)) => stream::lines(q, r, opts, Mode::Lines, sink)?,
+        (Input::Stream(r), mode) => stream::lines(q, r, opts, mode, sink)?,
     };
     o.count = if o.is_binary && opts.binary == BinaryMode::WithoutMatch {
         0

@@ -9,21 +9,6 @@ use crate::scan::{self, binary, Forward, LastWeighted, ScanConfig};
 use crate::source::GREP_READ;
 use std::io::{self, Read};
 
-pub(super) fn run(
-    q: &Query,
-    reader: &mut dyn Read,
-    opts: &SearchOptions,
-    mode: Mode<'_>,
-    sink: &mut dyn Sink,
-) -> Result<Outcome, SearchError> {
-    match mode {
-        Mode::Tail { records, weight } => tail(q, reader, opts, records, weight, sink),
-        // A stream has no known line to resume at: it is read from its start.
-        Mode::Resume(_) => lines(q, reader, opts, Mode::Lines, sink),
-        Mode::Lines | Mode::Count | Mode::Formatted(_) => lines(q, reader, opts, mode, sink),
-    }
-}
-
 /// Append up to `n` bytes from `reader` to `buf` (one read, retried when
 /// interrupted); returns how many arrived (0 at end of input).
 fn read_more(reader: &mut dyn Read, buf: &mut Vec<u8>, n: usize) -> io::Result<usize> {
@@ -63,7 +48,7 @@ struct Reads<'s> {
 }
 
 /// Every selected line (`Lines`, `Formatted`) or only their count.
-fn lines(
+pub(super) fn lines(
     q: &Query,
     reader: &mut dyn Read,
     opts: &SearchOptions,
@@ -225,12 +210,11 @@ impl Reads<'_> {
 /// The last `records` records of a stream: every selected line is read,
 /// the last ones that make enough records are kept, then handed to the
 /// sink in order.
-fn tail(
+pub(super) fn tail(
     q: &Query,
     reader: &mut dyn Read,
     opts: &SearchOptions,
-    records: usize,
-    weight: &Weight<'_>,
+    (records, weight): (usize, &Weight<'_>),
     sink: &mut dyn Sink,
 ) -> Result<Outcome, SearchError> {
     let mut ring = LastWeighted::new(records.max(1));

@@ -9,21 +9,6 @@ use crate::query::Query;
 use crate::scan::{self, ChunkHits, Forward, Hit, Nuls};
 use crate::source::Haystack;
 
-pub(super) fn run(
-    q: &Query,
-    hay: Haystack<'_>,
-    opts: &SearchOptions,
-    mode: Mode<'_>,
-    sink: &mut dyn Sink,
-) -> Result<Outcome, SearchError> {
-    match mode {
-        Mode::Tail { records, weight } => tail(q, hay, opts, records, weight, sink),
-        Mode::Lines => forward(q, hay, opts, mode, Resume::default(), sink),
-        Mode::Count | Mode::Formatted(_) => forward(q, hay, opts, mode, Resume::default(), sink),
-        Mode::Resume(r) => forward(q, hay, opts, Mode::Lines, r, sink),
-    }
-}
-
 /// The state of a forward search as batches of chunks arrive.
 struct Walk<'s, 'h> {
     q: &'s Query,
@@ -50,7 +35,9 @@ struct Walk<'s, 'h> {
     shrank: bool,
 }
 
-fn forward(
+/// Every selected line (`Lines`, `Formatted`) or their count, from
+/// `resume.from` on.
+pub(super) fn forward(
     q: &Query,
     hay: Haystack<'_>,
     opts: &SearchOptions,
@@ -295,12 +282,11 @@ impl Walk<'_, '_> {
 /// matches when `weight` counts them), found from the end, handed to the
 /// sink in file order. The outcome's `selected` is only known to be
 /// non-zero or zero.
-fn tail(
+pub(super) fn tail(
     q: &Query,
     hay: Haystack<'_>,
     opts: &SearchOptions,
-    records: usize,
-    weight: &Weight<'_>,
+    (records, weight): (usize, &Weight<'_>),
     sink: &mut dyn Sink,
 ) -> Result<Outcome, SearchError> {
     let bytes = hay.bytes();

@@ -2,7 +2,7 @@
 //! or a stream (pipes, terminals, special files) that is read block by block.
 //!
 //! This module is grail's only memory-level `unsafe` code: the mapping, its
-//! SIGBUS protection ([`sigbus`]), and page release and prefetch. What a
+//! SIGBUS protection (module `sigbus`), and page release and prefetch. What a
 //! search may do to the bytes it reads is carried by [`Haystack`]: only a
 //! haystack made from a file mapping ([`Bytes`]) releases pages, so no safe
 //! code can release the pages of heap memory.

@@ -347,14 +347,8 @@ pub(super) fn ctime(line: &[u8]) -> Option<Stamp> {
             if c.digit_at(0) || !valid_date(Some(y), mo, d) {
                 return None;
             }
-            Some(Stamp::civil(
-                Some(y),
-                mo,
-                d,
-                hms_secs(h, mi, sec),
-                nanos,
-                None,
-            ))
+            let secs = hms_secs(h, mi, sec);
+            Some(Stamp::civil(Some(y), mo, d, secs, nanos, None))
         })();
         if st.is_some() {
             return st;
@@ -390,14 +384,8 @@ pub(super) fn apache_access(line: &[u8]) -> Option<Stamp> {
             } else {
                 None
             };
-            Some(Stamp::civil(
-                Some(y),
-                mo,
-                d,
-                hms_secs(h, mi, sec),
-                nanos,
-                off,
-            ))
+            let secs = hms_secs(h, mi, sec);
+            Some(Stamp::civil(Some(y), mo, d, secs, nanos, off))
         })();
         if st.is_some() {
             return st;

@@ -355,7 +355,7 @@ pub fn window_with(
         }
         Ok(())
     })();
-    w.probed_bytes = union_len(&r.ranges);
+    w.probed_bytes = crate::scan::union_len(&r.ranges);
     w.probed = r.ranges;
     w.probed_lines = r.lines;
     res.map(|()| w)
@@ -381,21 +381,6 @@ struct Reader<'a> {
     /// What was read, range by range.
     ranges: Vec<(usize, usize)>,
     lines: u64,
-}
-
-/// The bytes a set of ranges covers, each counted once.
-pub fn union_len(ranges: &[(usize, usize)]) -> u64 {
-    let mut v: Vec<(usize, usize)> = ranges.iter().copied().filter(|r| r.1 > r.0).collect();
-    v.sort_unstable();
-    let (mut total, mut reach) = (0usize, 0usize);
-    for (a, b) in v {
-        let a = a.max(reach);
-        if b > a {
-            total += b - a;
-            reach = b;
-        }
-    }
-    total as u64
 }
 
 /// Observed lines, checked pairwise: farther apart than the slack, their

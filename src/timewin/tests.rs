@@ -321,6 +321,16 @@ fn bound_forms() {
             nanos: 0
         }
     );
+}
+
+#[test]
+fn relative_and_bad_bounds() {
+    let now = UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    let ok = |s: &str| {
+        Bound::parse(s, now)
+            .unwrap_or_else(|e| panic!("{s}: {e}"))
+            .kind
+    };
     let back = |s: &str| match ok(s) {
         BoundKind::Instant { secs, .. } => 1_700_000_000 - secs,
         k => panic!("{k:?}"),
