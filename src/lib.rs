@@ -59,8 +59,9 @@ use search::{Input, Mode, Selected, Sink};
 use source::Haystack;
 use std::path::Path;
 
-/// The `grail` program: runs the command line `argv` (without the program
-/// name) and returns its exit status. For the `grail` binary; not an API.
+/// The `grail` program: runs the command line `argv` (the program name
+/// first: messages are named after it) and returns its exit status. For the
+/// `grail` binary; not an API.
 #[doc(hidden)]
 pub fn run_cli(argv: Vec<std::ffi::OsString>) -> i32 {
     cli::run(argv)

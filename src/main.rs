@@ -2,7 +2,7 @@
 
 fn main() {
     die_on_closed_pipe();
-    let code = grail::run_cli(std::env::args_os().skip(1).collect());
+    let code = grail::run_cli(std::env::args_os().collect());
     std::process::exit(code);
 }
 

@@ -331,3 +331,117 @@ fn exclude_written_as_ere_gets_a_hint() {
         );
     }
 }
+
+/// Long options abbreviated as getopt_long allows (any unambiguous prefix,
+/// `--opt=value` included), and the errors for ambiguous, unknown and
+/// argument-less ones, against GNU grep: same stdout, status and message
+/// (grep's name for the program replaced by grail's).
+#[test]
+fn abbreviated_long_options_are_read_as_grep_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f"), b"a 1\nb 2\nA 3\nc\n\na b\n").unwrap();
+    let cases: &[&[&str]] = &[
+        &["--colo=always", "a", "f"],
+        &["--col=never", "a", "f"],
+        &["--no-gr", "-C1", "b", "f"],
+        &["--group=XYZ", "-A0", "a", "f"],
+        &["--line-n", "a", "f"],
+        &["--ignore", "a", "f"],
+        &["--no-ig", "-i", "a", "f"],
+        &["--fix", "a 1", "f"],
+        &["--fixed-r", "a", "f"],
+        &["--ext", "a|b", "f"],
+        &["--bas", "a\\|b", "f"],
+        &["--bef=1", "b", "f"],
+        &["--aft", "1", "b", "f"],
+        &["--cont=1", "2", "f"],
+        &["--coun", "a", "f"],
+        &["--ma=1", "a", "f"],
+        &["--inv", "a", "f"],
+        &["--word", "a", "f"],
+        &["--with", "a", "f"],
+        &["--files-with", "a", "f"],
+        &["--files-witho", "zzz", "f"],
+        &["--reg=b", "f"],
+        &["--lab=L", "-H", "a", "-"],
+        &["--only", "[0-9]", "f"],
+        &["--q", "a", "f"],
+        &["--s", "a", "nosuch", "f"],
+        &["--te", "a", "f"],
+        &["--byte", "a", "f"],
+        &["--null", "-l", "a", "f"],
+        // Errors: ambiguous prefixes, unknown names, an argument where none goes.
+        &["--no", "a", "f"],
+        &["--line", "a", "f"],
+        &["--c", "a", "f"],
+        &["--nu", "a", "f"],
+        &["--xyz", "a", "f"],
+        &["--count=", "a", "f"],
+        &["--coun=3", "a", "f"],
+        &["--inv=1", "a", "f"],
+    ];
+    for args in cases {
+        let g = run(
+            "grep",
+            &args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            d,
+            b"a x\n",
+        );
+        let r = run(
+            common::GRAIL,
+            &args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            d,
+            b"a x\n",
+        );
+        assert_eq!(
+            (&r.stdout, r.status.code()),
+            (&g.stdout, g.status.code()),
+            "{args:?}: grail stderr {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        let gerr = String::from_utf8_lossy(&g.stderr).replace("grep", "grail");
+        assert_eq!(String::from_utf8_lossy(&r.stderr), gerr, "{args:?}");
+    }
+}
+
+/// Messages are named after the program as invoked: installed (linked) as
+/// `grep`, grail says `grep: …`, and its usage lines say `grep` too.
+#[test]
+fn messages_name_the_program_as_invoked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::os::unix::fs::symlink(common::GRAIL, d.join("grep")).unwrap();
+    let linked = d.join("grep").display().to_string();
+    for args in [
+        &["--xyz", "a"][..],
+        &["-k", "a"],
+        &["a", "nosuch.log"],
+        &[],
+        &["-E", "a{1,2", "nosuch"],
+    ] {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let g = run("grep", &args, d, b"");
+        let r = run(&linked, &args, d, b"");
+        assert_eq!(r.status.code(), g.status.code(), "{args:?}");
+        let (gerr, rerr) = (
+            String::from_utf8_lossy(&g.stderr),
+            String::from_utf8_lossy(&r.stderr),
+        );
+        // grep names itself by its path in some messages; grail by its name.
+        let gerr = gerr.replace("/usr/bin/grep", "grep");
+        assert!(
+            rerr.starts_with("grep: ") || rerr.starts_with("Usage: grep "),
+            "{args:?}: {rerr}"
+        );
+        for (gl, rl) in gerr.lines().zip(rerr.lines()) {
+            // The first words name the program; grail may say more after them.
+            assert_eq!(
+                gl.split(':').next(),
+                rl.split(':').next(),
+                "{args:?}: grep said {gl:?}, grail said {rl:?}"
+            );
+        }
+        assert!(!rerr.contains("grail"), "{args:?}: {rerr}");
+    }
+}

@@ -219,6 +219,128 @@ fn set_syntax(a: &mut Args, s: Syntax) -> Result<(), UsageError> {
     }
 }
 
+/// Whether a long option takes an argument.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HasArg {
+    No,
+    Required,
+    Optional,
+}
+
+/// GNU grep 3.8's long options in the order of its table (getopt lists
+/// the candidates of an ambiguous prefix in this order), with what each
+/// is: aliases share the last field.
+const GREP_LONG: &[(&str, HasArg, &str)] = &[
+    ("basic-regexp", HasArg::No, "G"),
+    ("extended-regexp", HasArg::No, "E"),
+    ("fixed-regexp", HasArg::No, "F"),
+    ("fixed-strings", HasArg::No, "F"),
+    ("perl-regexp", HasArg::No, "P"),
+    ("after-context", HasArg::Required, "A"),
+    ("before-context", HasArg::Required, "B"),
+    ("binary-files", HasArg::Required, "binary-files"),
+    ("byte-offset", HasArg::No, "b"),
+    ("context", HasArg::Required, "C"),
+    ("color", HasArg::Optional, "color"),
+    ("colour", HasArg::Optional, "color"),
+    ("count", HasArg::No, "c"),
+    ("devices", HasArg::Required, "D"),
+    ("directories", HasArg::Required, "d"),
+    ("dereference-recursive", HasArg::No, "R"),
+    ("exclude", HasArg::Required, "exclude"),
+    ("exclude-from", HasArg::Required, "exclude-from"),
+    ("exclude-dir", HasArg::Required, "exclude-dir"),
+    ("file", HasArg::Required, "f"),
+    ("files-with-matches", HasArg::No, "l"),
+    ("files-without-match", HasArg::No, "L"),
+    ("group-separator", HasArg::Required, "group-separator"),
+    ("help", HasArg::No, "help"),
+    ("include", HasArg::Required, "include"),
+    ("ignore-case", HasArg::No, "i"),
+    ("no-ignore-case", HasArg::No, "no-ignore-case"),
+    ("initial-tab", HasArg::No, "T"),
+    ("label", HasArg::Required, "label"),
+    ("line-buffered", HasArg::No, "line-buffered"),
+    ("line-number", HasArg::No, "n"),
+    ("line-regexp", HasArg::No, "x"),
+    ("max-count", HasArg::Required, "m"),
+    ("no-filename", HasArg::No, "h"),
+    ("no-group-separator", HasArg::No, "no-group-separator"),
+    ("no-messages", HasArg::No, "s"),
+    ("null", HasArg::No, "Z"),
+    ("null-data", HasArg::No, "z"),
+    ("only-matching", HasArg::No, "o"),
+    ("quiet", HasArg::No, "q"),
+    ("recursive", HasArg::No, "r"),
+    ("regexp", HasArg::Required, "e"),
+    ("invert-match", HasArg::No, "v"),
+    ("silent", HasArg::No, "q"),
+    ("text", HasArg::No, "a"),
+    ("binary", HasArg::No, "U"),
+    ("unix-byte-offsets", HasArg::No, "u"),
+    ("version", HasArg::No, "V"),
+    ("with-filename", HasArg::No, "H"),
+    ("word-regexp", HasArg::No, "w"),
+];
+
+/// grail's own long options. A prefix that grep's options match keeps
+/// grep's meaning (`--bef` is `--before-context`); only a prefix that
+/// matches none of them is looked up here.
+const GRAIL_LONG: &[(&str, HasArg, &str)] = &[
+    ("not", HasArg::Required, "not"),
+    ("not-E", HasArg::Required, "not-E"),
+    ("not-F", HasArg::Required, "not-F"),
+    ("not-G", HasArg::Required, "not-G"),
+    ("tail", HasArg::Required, "t"),
+    ("head", HasArg::Required, "head"),
+    ("sh", HasArg::Required, "sh"),
+    ("explain", HasArg::No, "explain"),
+    ("sh-fallback", HasArg::No, "sh-fallback"),
+    ("threads", HasArg::Required, "threads"),
+    ("chunk-size", HasArg::Required, "chunk-size"),
+    ("json", HasArg::No, "json"),
+    ("stats", HasArg::No, "stats"),
+    ("since", HasArg::Required, "since"),
+    ("before", HasArg::Required, "before"),
+    ("time-format", HasArg::Required, "time-format"),
+    ("from-byte", HasArg::Required, "from-byte"),
+    ("follow", HasArg::No, "follow"),
+    ("until", HasArg::Required, "until"),
+    ("pid", HasArg::Required, "pid"),
+    ("timeout", HasArg::Required, "timeout"),
+];
+
+/// The long option `typed` names, as getopt_long finds it: an exact name,
+/// else the one option that the prefix `typed` abbreviates; a prefix of
+/// several different options is an error naming them.
+fn resolve_long(typed: &str) -> Result<(&'static str, HasArg), UsageError> {
+    let tables = [GREP_LONG, GRAIL_LONG];
+    if let Some(e) = tables.iter().flat_map(|t| t.iter()).find(|e| e.0 == typed) {
+        return Ok((e.0, e.1));
+    }
+    for table in tables {
+        let mut cands = table.iter().filter(|e| e.0.starts_with(typed));
+        let Some(first) = cands.next() else {
+            continue;
+        };
+        let others: Vec<String> = cands
+            .filter(|e| e.1 != first.1 || e.2 != first.2)
+            .map(|e| format!("'--{}'", e.0))
+            .collect();
+        if others.is_empty() {
+            return Ok((first.0, first.1));
+        }
+        return Err(UsageError(format!(
+            "option '--{typed}' is ambiguous; possibilities: '--{}' {}\n{USAGE}",
+            first.0,
+            others.join(" ")
+        )));
+    }
+    Err(UsageError(format!(
+        "unrecognized option '--{typed}'\n{USAGE}"
+    )))
+}
+
 /// An option as given: its short letter or long name.
 #[derive(Clone, Copy)]
 enum Opt<'s> {
@@ -277,7 +399,7 @@ fn matching_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result
             a.explicit_patterns = true;
         }
         S('E') | L("extended-regexp") => set_syntax(a, Syntax::Extended)?,
-        S('F') | L("fixed-strings") => set_syntax(a, Syntax::Fixed)?,
+        S('F') | L("fixed-strings") | L("fixed-regexp") => set_syntax(a, Syntax::Fixed)?,
         S('G') | L("basic-regexp") => set_syntax(a, Syntax::Basic)?,
         S('P') | L("perl-regexp") => {
             return Err(refuse(
@@ -514,7 +636,15 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
                 continue;
             }
             Short(c) => Key::Short(c),
-            Long(name) => Key::Long(name.to_string()),
+            Long(typed) => {
+                let (full, arg) = resolve_long(typed)?;
+                if arg == HasArg::No && p.optional_value().is_some() {
+                    return Err(UsageError(format!(
+                        "option '--{full}' doesn't allow an argument\n{USAGE}"
+                    )));
+                }
+                Key::Long(full.to_string())
+            }
         };
         let opt = opt.as_opt();
         let known = matching_option(&mut a, opt, &mut p)?

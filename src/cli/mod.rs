@@ -32,8 +32,10 @@ pub const EXIT_NONE: i32 = 1;
 /// An error occurred.
 pub const EXIT_TROUBLE: i32 = 2;
 
-/// Run grail with `argv` (without the program name); returns the exit status.
-pub fn run(argv: Vec<OsString>) -> i32 {
+/// Run grail with `argv` (the program name first); returns the exit status.
+pub fn run(mut argv: Vec<OsString>) -> i32 {
+    let argv0 = (!argv.is_empty()).then(|| argv.remove(0));
+    say::set_program(argv0.as_deref());
     let args = match args::parse(argv) {
         Ok(a) => a,
         Err(e) if e.0 == args::USAGE => {
