@@ -8,6 +8,16 @@ pub(crate) fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 
+/// grail's median time in `scenario`, when it has timed runs.
+fn grail_median(rows: &[Row], scenario: &str) -> Option<f64> {
+    rows.iter()
+        .find(|x| x.scenario == scenario && x.contender == Contender::Grail)
+        .and_then(|x| match &x.outcome {
+            Outcome::Ok(st) if !st.times.is_empty() => Some(st.median),
+            _ => None,
+        })
+}
+
 pub(crate) fn table(rows: &[Row], floor: Option<&FloorResult>) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -35,13 +45,7 @@ pub(crate) fn table(rows: &[Row], floor: Option<&FloorResult>) -> String {
             ""
         };
         last = r.scenario.clone();
-        let grail_med = rows
-            .iter()
-            .find(|x| x.scenario == r.scenario && x.contender == Contender::Grail)
-            .and_then(|x| match &x.outcome {
-                Outcome::Ok(st) if !st.times.is_empty() => Some(st.median),
-                _ => None,
-            });
+        let grail_med = grail_median(rows, &r.scenario);
         match &r.outcome {
             Outcome::Ok(st) if !st.times.is_empty() => {
                 let ratio = grail_med.map_or("-".to_string(), |g| format!("{:.2}x", st.median / g));
@@ -153,13 +157,7 @@ pub(crate) fn json(meta: &[Meta], rows: &[Row], floor: Option<&FloorResult>) -> 
     let results: Vec<Value> = rows
         .iter()
         .map(|r| {
-            let grail_med = rows
-                .iter()
-                .find(|x| x.scenario == r.scenario && x.contender == Contender::Grail)
-                .and_then(|x| match &x.outcome {
-                    Outcome::Ok(st) if !st.times.is_empty() => Some(st.median),
-                    _ => None,
-                });
+            let grail_med = grail_median(rows, &r.scenario);
             let mut v = json!({
                 "scenario": r.scenario_key,
                 "label": r.scenario,
