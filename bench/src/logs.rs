@@ -365,12 +365,18 @@ impl Gen<'_> {
             .s(" - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n");
     }
 
+    /// The start of a request line from `file:line`: `Received request ID`
+    /// or `Finished request ID`; returns the random bits for the rest.
+    fn request(&mut self, (file, line): (&str, u64), what: &str) -> u64 {
+        self.header(API, "INFO", file, line);
+        self.out.s(what).s(" request ");
+        self.req_id();
+        self.rng.next()
+    }
+
     /// A received request.
     fn received(&mut self) {
-        self.header(API, "INFO", "logger.py", 43);
-        self.out.s("Received request ");
-        self.req_id();
-        let r = self.rng.next();
+        let r = self.request(("logger.py", 43), "Received");
         self.out
             .s(": prompt: None, params: SamplingParams(n=1, presence_penalty=0.0, frequency_penalty=0.0, repetition_penalty=1.0, temperature=0.")
             .n(r % 10)
@@ -381,10 +387,7 @@ impl Gen<'_> {
 
     /// A finished request.
     fn finished(&mut self) {
-        self.header(API, "INFO", "async_llm.py", 412);
-        self.out.s("Finished request ");
-        self.req_id();
-        let r = self.rng.next();
+        let r = self.request(("async_llm.py", 412), "Finished");
         self.out
             .s(": ttft=")
             .n(5 + r % 2995)
