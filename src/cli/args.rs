@@ -1,6 +1,7 @@
 //! Command-line parsing into typed arguments. grep's options keep grep's
 //! meaning; grail's own options use letters GNU grep does not.
 
+use super::walk::{self, Devices, Directories};
 use crate::query::Syntax;
 use crate::search::BinaryMode;
 use lexopt::prelude::*;
@@ -106,6 +107,8 @@ pub struct Args {
     pub help: bool,
     /// -V
     pub version: bool,
+    /// -r, -R, -d, -D, --include, --exclude, --exclude-from, --exclude-dir
+    pub walk: walk::Settings,
 }
 
 /// When to colour the output (`--color`).
@@ -175,6 +178,18 @@ fn duration(v: &str) -> Result<std::time::Duration, UsageError> {
 /// A usage error: message, printed as `grail: MESSAGE` with exit status 2.
 #[derive(Debug)]
 pub struct UsageError(pub String);
+
+impl UsageError {
+    /// The exit status: grep's argmatch failures (`-d foo`) exit with 1,
+    /// every other usage error with 2.
+    pub fn status(&self) -> i32 {
+        if self.0.starts_with("invalid argument '") || self.0.starts_with("ambiguous argument '") {
+            1
+        } else {
+            2
+        }
+    }
+}
 
 impl From<lexopt::Error> for UsageError {
     fn from(e: lexopt::Error) -> Self {
@@ -558,47 +573,98 @@ fn grail_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<bo
     Ok(true)
 }
 
-/// grep's options grail refuses (or accepts only in their default form).
-/// False: not one of them.
-fn unsupported_option(opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<bool, UsageError> {
+/// Options that choose which files are read: `-r`, `-R`, `-d`, `-D` and the
+/// file-selection globs. False: not one of them.
+fn file_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<bool, UsageError> {
+    let w = &mut a.walk;
     match opt {
-        S('r') | S('R') | L("recursive") | L("dereference-recursive") => {
-            return Err(refuse(
-                "-r",
-                "recursive search is not implemented; pass files explicitly",
-            ))
+        S('r') | L("recursive") => w.directories = Directories::Recurse,
+        S('R') | L("dereference-recursive") => {
+            w.dereference = true;
+            w.directories = Directories::Recurse;
         }
-        S('z') | L("null-data") => {
-            return Err(refuse("-z", "NUL-terminated lines are not implemented"))
-        }
-        S('T') | L("initial-tab") => return Err(refuse("-T", "tab alignment is not implemented")),
         S('d') | L("directories") => {
-            let v = p.value()?;
-            if v != "read" {
-                return Err(refuse(
-                    "-d",
-                    "only the default action 'read' is implemented",
-                ));
-            }
+            const ACTIONS: [(&str, Directories); 3] = [
+                ("read", Directories::Read),
+                ("recurse", Directories::Recurse),
+                ("skip", Directories::Skip),
+            ];
+            w.directories = argmatch(&p.value()?, "--directories", &ACTIONS)?;
         }
         S('D') | L("devices") => {
-            let v = p.value()?;
-            if v != "read" {
-                return Err(refuse(
-                    "-D",
-                    "only the default action 'read' is implemented",
-                ));
+            w.devices = match p.value()?.as_bytes() {
+                b"read" => Devices::Read,
+                b"skip" => Devices::Skip,
+                _ => return Err(UsageError("unknown devices method".into())),
             }
         }
-        L("include") | L("exclude") | L("exclude-from") | L("exclude-dir") => {
-            return Err(refuse(
-                "file selection globs",
-                "they apply to recursive search, which is not implemented",
-            ))
+        L("include") => w.selection.file_glob(p.value()?.as_bytes(), true),
+        L("exclude") => w.selection.file_glob(p.value()?.as_bytes(), false),
+        L("exclude-dir") => w.selection.exclude_dir(p.value()?.as_bytes()),
+        L("exclude-from") => {
+            let path = p.value()?;
+            let text = if path == "-" {
+                let mut v = Vec::new();
+                std::io::Read::read_to_end(&mut std::io::stdin(), &mut v).map(|_| v)
+            } else {
+                std::fs::read(&path)
+            };
+            let text = text.map_err(|e| {
+                UsageError(format!(
+                    "{}: {}",
+                    path.to_string_lossy(),
+                    crate::error::io_text(&e)
+                ))
+            })?;
+            w.selection.exclude_from(&text);
         }
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// gnulib's `argmatch`: `v` is one of `choices` or an unambiguous prefix of
+/// one; otherwise grep's message, its usage lines and exit status 1.
+fn argmatch<T: Copy + PartialEq>(
+    v: &OsString,
+    option: &str,
+    choices: &[(&str, T)],
+) -> Result<T, UsageError> {
+    let v = v.as_bytes();
+    if let Some((_, t)) = choices.iter().find(|(c, _)| c.as_bytes() == v) {
+        return Ok(*t);
+    }
+    let hits: Vec<T> = choices
+        .iter()
+        .filter(|(c, _)| c.as_bytes().starts_with(v))
+        .map(|(_, t)| *t)
+        .collect();
+    match hits.first() {
+        Some(&t) if hits.iter().all(|&h| h == t) => return Ok(t),
+        _ => {}
+    }
+    let mut msg = format!(
+        "{} argument '{}' for '{option}'\nValid arguments are:",
+        if hits.is_empty() {
+            "invalid"
+        } else {
+            "ambiguous"
+        },
+        String::from_utf8_lossy(v)
+    );
+    for (c, _) in choices {
+        msg.push_str(&format!("\n  - '{c}'"));
+    }
+    Err(UsageError(format!("{msg}\n{USAGE}")))
+}
+
+/// grep's options grail refuses. False: not one of them.
+fn unsupported_option(opt: Opt<'_>) -> Result<bool, UsageError> {
+    match opt {
+        S('z') | L("null-data") => Err(refuse("-z", "NUL-terminated lines are not implemented")),
+        S('T') | L("initial-tab") => Err(refuse("-T", "tab alignment is not implemented")),
+        _ => Ok(false),
+    }
 }
 
 /// Parse `argv` (without the program name).
@@ -650,7 +716,8 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
         let known = matching_option(&mut a, opt, &mut p)?
             || output_option(&mut a, opt, &mut p)?
             || grail_option(&mut a, opt, &mut p)?
-            || unsupported_option(opt, &mut p)?;
+            || file_option(&mut a, opt, &mut p)?
+            || unsupported_option(opt)?;
         if !known {
             // grep's (getopt's) words, then its two usage lines.
             return Err(match opt {

@@ -7,6 +7,7 @@ use super::args::Args;
 use super::jobs::{self, Searched};
 use super::plan::{Phase, Plan, Stop};
 use super::report::{self, FileStats, NulStat};
+use super::walk::Item;
 use super::{EXIT_NONE, EXIT_SELECTED, EXIT_TROUBLE};
 use crate::printer::Format;
 use crate::region::Region;
@@ -201,14 +202,28 @@ impl Driver<'_, '_> {
     /// line.
     fn each_file(&mut self, job: &mut dyn jobs::Job) -> Option<bool> {
         let plan = self.plan;
-        let mut order: Vec<usize> = (0..plan.files.len()).collect();
-        if plan.job.backwards() {
-            order.reverse();
-        }
+        let inputs: Box<dyn Iterator<Item = Item>> = if plan.job.backwards() {
+            let mut all: Vec<Item> = plan.inputs().collect();
+            all.reverse();
+            Box::new(all.into_iter())
+        } else {
+            Box::new(plan.inputs())
+        };
         let mut any = false;
-        for i in order {
-            let (f, name) = (&plan.files[i], &plan.names[i][..]);
-            let mut input = match self.open(f) {
+        for item in inputs {
+            let (f, name) = match item {
+                Item::Search { path, name } => (path, name),
+                Item::Error { name, msg } => {
+                    self.error(&name, &msg);
+                    continue;
+                }
+                Item::Warning(w) => {
+                    self.say(&format!("grail: {w}"));
+                    continue;
+                }
+            };
+            let name = &name[..];
+            let mut input = match self.open(&f) {
                 Ok(i) => Some(i),
                 // grep opens a directory and fails at its first read: the
                 // file still gets its count (0) and can be listed by -L.
@@ -432,15 +447,27 @@ impl Driver<'_, '_> {
     pub fn error(&mut self, name: &[u8], msg: &str) {
         self.errors = true;
         if !self.plan.args.no_messages {
-            say!("grail: {}: {}", String::from_utf8_lossy(name), msg);
+            self.say(&format!(
+                "grail: {}: {}",
+                String::from_utf8_lossy(name),
+                msg
+            ));
         }
+    }
+
+    /// One message line to stderr after the lines written so far, as grep's
+    /// `error()` flushes stdout first: output and messages interleave as
+    /// grep's do when both go to one place (`2>&1`).
+    pub fn say(&mut self, line: &str) {
+        self.out.flush();
+        say!("{line}");
     }
 
     /// What grep says about a binary input, and what the log rule adds:
     /// NUL bytes searched as text (`base`: the region's file offset;
     /// `whole`: the search read the input from its start), or a binary
     /// input that looks like a log truncated under its writer.
-    fn notes(&self, name: &[u8], o: &Outcome, base: usize, whole: bool) {
+    fn notes(&mut self, name: &[u8], o: &Outcome, base: usize, whole: bool) {
         let args = self.plan.args;
         let name = String::from_utf8_lossy(name);
         if o.binary_matched
@@ -448,11 +475,12 @@ impl Driver<'_, '_> {
             && !args.count
             && matches!(self.plan.opts.binary, BinaryMode::Log | BinaryMode::Grep)
         {
-            say!("grail: {name}: binary file matches");
+            self.say(&format!("grail: {name}: binary file matches"));
         }
-        if args.quiet || args.no_messages {
+        if args.quiet || args.no_messages || (o.nuls.is_none() && o.leading_nuls.is_none()) {
             return;
         }
+        self.out.flush();
         if let Some(n) = &o.nuls {
             let what = format!(
                 "{} NUL byte{} from offset {}",

@@ -423,6 +423,11 @@ fn prepare(args: &Args) -> Result<(Option<Query>, Vec<Followed>), i32> {
     if args.head.is_some() {
         return Err(refuse("--follow does not combine with --head"));
     }
+    if args.walk.directories != super::walk::Directories::Read {
+        return Err(refuse(
+            "--follow follows the files named (like tail -F), not directories (-r, -R, -d)",
+        ));
+    }
     let until = match &args.until {
         Some(p) => match QueryBuilder::new()
             .syntax(args.syntax.unwrap_or(Syntax::Basic))

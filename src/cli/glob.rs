@@ -12,6 +12,8 @@ use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
+use super::fnmatch::Pattern;
+
 /// An unquoted `*`.
 pub const STAR: char = '\u{E000}';
 /// An unquoted `?`.
@@ -40,171 +42,34 @@ pub fn literal(word: &str) -> String {
         .collect()
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Lit(u8),
-    Any,
-    Star,
-    /// A bracket expression: the bytes it matches (C locale), negated or not.
-    Set(Box<[bool; 256]>, bool),
-}
-
-/// Parse one path component's pattern. `Err` for what grail does not expand.
-fn parse(comp: &str) -> Result<Vec<Tok>, String> {
-    let chars: Vec<char> = comp.chars().collect();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    let lit = |toks: &mut Vec<Tok>, c: char| {
-        let mut b = [0u8; 4];
-        for &x in literal(c.encode_utf8(&mut b)).as_bytes() {
-            toks.push(Tok::Lit(x));
-        }
-    };
-    while i < chars.len() {
-        match chars[i] {
-            STAR => {
-                if toks.last() != Some(&Tok::Star) {
-                    toks.push(Tok::Star);
-                }
-                i += 1;
-            }
-            QUESTION => {
-                toks.push(Tok::Any);
-                i += 1;
-            }
-            OPEN => match bracket(&chars, i + 1)? {
-                Some((set, neg, next)) => {
-                    toks.push(Tok::Set(set, neg));
-                    i = next;
-                }
-                None => {
-                    lit(&mut toks, '[');
-                    i += 1;
-                }
-            },
+/// One path component's pattern as an fnmatch pattern: the marked
+/// characters are special, every other `*?[]\\!^-` is quoted. `Err` for
+/// what grail does not expand.
+fn parse(comp: &str) -> Result<Pattern, String> {
+    let mut p = Vec::with_capacity(comp.len());
+    for c in comp.chars() {
+        match c {
+            STAR => p.push(b'*'),
+            QUESTION => p.push(b'?'),
+            OPEN => p.push(b'['),
+            CLOSE => p.push(b']'),
             c => {
-                lit(&mut toks, c);
-                i += 1;
-            }
-        }
-    }
-    Ok(toks)
-}
-
-/// A bracket expression starting after `[` at `i`: the set, negation and
-/// where it ends; `None` when there is no closing unquoted `]`.
-#[allow(clippy::type_complexity)]
-fn bracket(
-    chars: &[char],
-    mut i: usize,
-) -> Result<Option<(Box<[bool; 256]>, bool, usize)>, String> {
-    let mut set = Box::new([false; 256]);
-    let neg = matches!(chars.get(i), Some('!') | Some('^'));
-    if neg {
-        i += 1;
-    }
-    let byte = |c: char| -> Result<u8, String> {
-        let c = match c {
-            STAR => '*',
-            QUESTION => '?',
-            OPEN => '[',
-            CLOSE => ']',
-            c => c,
-        };
-        u8::try_from(c as u32)
-            .ok()
-            .filter(|b| b.is_ascii())
-            .ok_or_else(|| "a non-ASCII character in a glob bracket expression".to_string())
-    };
-    let mut first = true;
-    loop {
-        let Some(&c) = chars.get(i) else {
-            return Ok(None);
-        };
-        if c == CLOSE && !first {
-            return Ok(Some((set, neg, i + 1)));
-        }
-        first = false;
-        if c == OPEN && chars.get(i + 1) == Some(&':') {
-            // [:class:]
-            let rest: String = chars[i + 2..].iter().collect();
-            let Some(end) = rest
-                .find(":]")
-                .or_else(|| rest.find(':').filter(|&e| rest[e + 1..].starts_with(CLOSE)))
-            else {
-                return Ok(None);
-            };
-            let name = &rest[..end];
-            let f: fn(u8) -> bool = match name {
-                "alpha" => |b| b.is_ascii_alphabetic(),
-                "digit" => |b| b.is_ascii_digit(),
-                "alnum" => |b| b.is_ascii_alphanumeric(),
-                "upper" => |b| b.is_ascii_uppercase(),
-                "lower" => |b| b.is_ascii_lowercase(),
-                "space" => |b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c),
-                "blank" => |b| b == b' ' || b == b'\t',
-                "punct" => |b| b.is_ascii_punctuation(),
-                "xdigit" => |b| b.is_ascii_hexdigit(),
-                "cntrl" => |b| b.is_ascii_control(),
-                "print" => |b| (0x20..0x7f).contains(&b),
-                "graph" => |b| (0x21..0x7f).contains(&b),
-                _ => return Err(format!("the glob class '[:{name}:]'")),
-            };
-            for b in 0..=255u8 {
-                if f(b) {
-                    set[b as usize] = true;
+                if "*?[]\\!^-".contains(c) {
+                    p.push(b'\\');
                 }
+                let mut b = [0u8; 4];
+                p.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
             }
-            // Skip "[:name:" and the closing ']' (marked or not).
-            i += 2 + name.chars().count() + 2;
-            continue;
-        }
-        if c == OPEN && matches!(chars.get(i + 1), Some('=') | Some('.')) {
-            return Err("glob equivalence classes and collating symbols".into());
-        }
-        let lo = byte(c)?;
-        if chars.get(i + 1) == Some(&'-') && chars.get(i + 2).is_some_and(|&d| d != CLOSE) {
-            let hi = byte(chars[i + 2])?;
-            for b in lo..=hi {
-                set[b as usize] = true;
-            }
-            i += 3;
-        } else {
-            set[lo as usize] = true;
-            i += 1;
         }
     }
-}
-
-/// fnmatch on one name (no `/` in it).
-fn matches(toks: &[Tok], name: &[u8]) -> bool {
-    let (mut t, mut n) = (0usize, 0usize);
-    let (mut star_t, mut star_n) = (None::<usize>, 0usize);
-    while n < name.len() {
-        let ok = match toks.get(t) {
-            Some(Tok::Lit(c)) => *c == name[n],
-            Some(Tok::Any) => true,
-            Some(Tok::Set(set, neg)) => set[name[n] as usize] != *neg,
-            Some(Tok::Star) => {
-                star_t = Some(t);
-                star_n = n;
-                t += 1;
-                continue;
-            }
-            None => false,
-        };
-        if ok {
-            t += 1;
-            n += 1;
-        } else if let Some(st) = star_t {
-            t = st + 1;
-            star_n += 1;
-            n = star_n;
-        } else {
-            return false;
-        }
+    let pat = Pattern::new(&p);
+    if pat.never() {
+        return Err(format!(
+            "the glob '{}' (an unknown character class)",
+            literal(comp)
+        ));
     }
-    toks[t..].iter().all(|x| *x == Tok::Star)
+    Ok(pat)
 }
 
 /// Expand one word. `Ok(None)`: not a glob, or no match (the caller keeps
@@ -241,7 +106,7 @@ pub fn expand(word: &str, cwd: &Path) -> Result<Option<Vec<String>>, String> {
             cur = next;
             continue;
         }
-        let toks = parse(comp)?;
+        let pattern = parse(comp)?;
         let dot_ok = comp.starts_with('.');
         for (p, text) in cur {
             let Ok(rd) = std::fs::read_dir(&p) else {
@@ -255,7 +120,7 @@ pub fn expand(word: &str, cwd: &Path) -> Result<Option<Vec<String>>, String> {
                 if nb == b"." || nb == b".." || (nb.first() == Some(&b'.') && !dot_ok) {
                     continue;
                 }
-                if !matches(&toks, nb) {
+                if !pattern.matches(nb) {
                     continue;
                 }
                 let path = p.join(&name);
@@ -299,19 +164,15 @@ mod tests {
     }
 
     #[test]
-    fn glob_fnmatch_basics() {
-        let m = |p: &str, n: &str| matches(&parse(&pat(p)).unwrap(), n.as_bytes());
+    fn glob_components_are_fnmatch_patterns() {
+        let m = |p: &str, n: &str| parse(&pat(p)).unwrap().matches(n.as_bytes());
         assert!(m("*.log", "a.log"));
-        assert!(!m("*.log", "a.log1"));
-        assert!(m("a?c", "abc"));
-        assert!(m("[ab]x", "bx"));
-        assert!(!m("[!ab]x", "bx"));
-        assert!(m("[^ab]x", "cx"));
-        assert!(m("[a-c]*", "b1"));
+        assert!(m("[!ab]x", "cx"));
         assert!(m("[[:digit:]]*", "7z"));
-        assert!(m("[]]", "]"));
-        assert!(m("[", "["), "an unclosed bracket is literal");
-        assert!(m("*a*b*", "xxaybzz"));
-        assert!(!m("*a*b*", "xxbyazz"));
+        // Quoted characters are literal: the splitter left them unmarked.
+        assert!(parse("[ab]").unwrap().matches(b"[ab]"));
+        assert!(parse(&format!("{OPEN}!a{CLOSE}")).unwrap().matches(b"b"));
+        assert!(parse(&format!("{OPEN}\\!a{CLOSE}")).is_ok());
+        assert!(parse(&pat("[[:nope:]]")).is_err());
     }
 }

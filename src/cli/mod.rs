@@ -13,13 +13,16 @@ macro_rules! say {
 
 mod args;
 mod driver;
+mod fnmatch;
 mod follow;
 mod glob;
 mod jobs;
 mod plan;
 mod report;
 mod say;
+mod select;
 mod sh;
+mod walk;
 
 use driver::{Output, Stdin};
 use std::ffi::OsString;
@@ -44,7 +47,7 @@ pub fn run(mut argv: Vec<OsString>) -> i32 {
         }
         Err(e) => {
             say!("grail: {}", e.0);
-            return EXIT_TROUBLE;
+            return e.status();
         }
     };
     if args.help {

@@ -4,6 +4,7 @@
 
 use super::args::{self, Args};
 use super::report::ExcludeProbe;
+use super::walk::{self, Directories};
 use crate::printer::{self, ContextSpec, Format};
 use crate::query::{Query, QueryBuilder, Syntax};
 use crate::region::Limits;
@@ -12,7 +13,6 @@ use crate::search::SearchOptions;
 use crate::timewin::{Bound, TimeFormat};
 use std::ffi::OsString;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 
 /// What an earlier phase of a run fixes for this one (`--follow` searches
 /// the files up to where following starts, then each followed stream).
@@ -65,10 +65,12 @@ pub struct Plan<'a> {
     pub probe: Option<ExcludeProbe>,
     /// Per-file reports are kept (`--stats`, `--json`).
     pub reports: bool,
-    /// The inputs (`-`: standard input).
+    /// The operands (`-`: standard input).
     pub files: Vec<OsString>,
-    /// Their names as printed.
-    pub names: Vec<Vec<u8>>,
+    /// The operand is the `.` of `grep -r PATTERN` (names without `./`).
+    pub implicit_dot: bool,
+    /// Standard input's name as printed.
+    pub stdin_name: Vec<u8>,
     /// What is done with the lines.
     pub job: Job,
 }
@@ -142,12 +144,20 @@ impl<'a> Plan<'a> {
                 return Err(refuse(&format!("{why} is not supported")));
             }
         }
-        let files: Vec<OsString> = if args.files.is_empty() {
-            vec![OsString::from("-")]
-        } else {
-            args.files.clone()
+        let recurse = args.walk.directories == Directories::Recurse;
+        // grep -r with no operand searches the working directory.
+        let implicit_dot = args.files.is_empty() && recurse;
+        let files: Vec<OsString> = match (args.files.is_empty(), recurse) {
+            (false, _) => args.files.clone(),
+            (true, true) => vec![OsString::from(".")],
+            (true, false) => vec![OsString::from("-")],
         };
-        let fmt = format(args, &q, files.len() > 1, phase)?;
+        // With one operand, grep -r names files when it is a directory.
+        let many = files.len() > 1
+            || (recurse
+                && files[0] != "-"
+                && std::fs::metadata(&files[0]).is_ok_and(|m| m.is_dir()));
+        let fmt = format(args, &q, many, phase)?;
         let mut scan = ScanConfig::default();
         if let Some(c) = args.chunk_size {
             scan.chunk_size = c;
@@ -160,18 +170,10 @@ impl<'a> Plan<'a> {
             line_numbers: args.line_number || args.json,
         };
         let limits = limits(args, phase).map_err(|e| refuse(&e))?;
-        let names = files
-            .iter()
-            .map(|f| {
-                if f == "-" {
-                    args.label
-                        .clone()
-                        .unwrap_or_else(|| b"(standard input)".to_vec())
-                } else {
-                    f.as_bytes().to_vec()
-                }
-            })
-            .collect();
+        let stdin_name = args
+            .label
+            .clone()
+            .unwrap_or_else(|| b"(standard input)".to_vec());
         let reports = args.stats || args.json;
         Ok(Plan {
             args,
@@ -183,9 +185,22 @@ impl<'a> Plan<'a> {
             probe: reports.then(|| ExcludeProbe::new(args)).flatten(),
             reports,
             files,
-            names,
+            implicit_dot,
+            stdin_name,
             job: job(args)?,
         })
+    }
+
+    /// The inputs, in grep's order: the operands and what `-r` finds.
+    pub fn inputs(&self) -> walk::Walk<'_> {
+        let a = self.args;
+        walk::Walk::new(
+            &a.walk,
+            &self.files,
+            &self.stdin_name,
+            self.implicit_dot,
+            a.no_messages,
+        )
     }
 
     /// `-l` or `-L`.

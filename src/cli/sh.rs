@@ -283,6 +283,13 @@ pub fn pipeline(s: &str) -> Result<Pipeline, String> {
         .is_some_and(|w| matches!(w[0].as_str(), "grep" | "egrep" | "fgrep"))
     {
         let (argv, a) = parse_grep(&it.next().unwrap())?;
+        let recurse = a.walk.directories == super::walk::Directories::Recurse;
+        if (!greps.is_empty() || source != Source::Grep) && recurse {
+            return Err(
+                "grep -r reading a pipe (with no file operand it searches the working directory)"
+                    .into(),
+            );
+        }
         if !greps.is_empty() && !a.files.is_empty() {
             return Err("a later grep stage with file operands (it would ignore the pipe)".into());
         }
@@ -337,7 +344,8 @@ fn plain_output(a: &Args) -> bool {
     !(a.line_number
         || a.byte_offset
         || a.with_filename == Some(true)
-        || (a.files.len() > 1 && a.with_filename != Some(false))
+        || ((a.files.len() > 1 || a.walk.directories == super::walk::Directories::Recurse)
+            && a.with_filename != Some(false))
         || a.count
         || a.files_with_matches
         || a.files_without_match
