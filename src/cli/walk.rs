@@ -377,7 +377,10 @@ fn inode_sort_helps(path: &[u8]) -> bool {
         let mut st: libc::statfs = std::mem::zeroed();
         (libc::statfs(c.as_ptr(), &mut st), st)
     };
-    rc != 0 || !matches!(st.f_type as i64, NFS | CIFS | TMPFS)
+    // f_type's type differs between platforms.
+    #[allow(clippy::unnecessary_cast)]
+    let kind = st.f_type as i64;
+    rc != 0 || !matches!(kind, NFS | CIFS | TMPFS)
 }
 
 #[cfg(test)]
