@@ -149,6 +149,45 @@ pub fn ensure(dir: &Path, spec: &GenSpec) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// Files per directory in [`tree`].
+const TREE_FANOUT: usize = 256;
+
+/// `file` cut at line ends into pieces of about `piece` bytes, laid out as
+/// `FILE.tree/dNNN/fNNNNN.log` (256 files per directory): a tree of many
+/// small logs holding exactly the lines of `file`. Made once, then reused.
+pub fn tree(file: &Path, piece: usize) -> std::io::Result<PathBuf> {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    let dir = file.with_file_name(format!("{name}.tree{piece}"));
+    if dir.is_dir() {
+        eprintln!("reusing {}", dir.display());
+        return Ok(dir);
+    }
+    let tmp = file.with_file_name(format!(".{name}.tree.tmp{}", std::process::id()));
+    let data = std::fs::read(file)?;
+    let (mut start, mut n) = (0usize, 0usize);
+    while start < data.len() {
+        let want = (start + piece).min(data.len());
+        let end = match memchr::memchr(b'\n', &data[want.saturating_sub(1)..]) {
+            Some(i) => want.saturating_sub(1) + i + 1,
+            None => data.len(),
+        };
+        let sub = tmp.join(format!("d{:03}", n / TREE_FANOUT));
+        if n % TREE_FANOUT == 0 {
+            std::fs::create_dir_all(&sub)?;
+        }
+        std::fs::write(sub.join(format!("f{n:05}.log")), &data[start..end])?;
+        start = end;
+        n += 1;
+    }
+    std::fs::rename(&tmp, &dir)?;
+    eprintln!(
+        "cut {} into {n} files under {}",
+        file.display(),
+        dir.display()
+    );
+    Ok(dir)
+}
+
 fn write_file(path: &Path, spec: &GenSpec) -> std::io::Result<u64> {
     let mut f = File::create(path)?;
     let nblocks = spec.size.div_ceil(BLOCK as u64).max(1) as usize;

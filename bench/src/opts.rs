@@ -27,7 +27,8 @@ Data:
 
 Timing:
   --runs N             timed runs per contender after one warm-up/check run (default 5)
-  --scenarios LIST     comma-separated subset of: t10,t10a,t1000,count,full,icase,regex,since,n-t10
+  --scenarios LIST     comma-separated subset of: t10,t10a,t1000,count,full,icase,regex,since,n-t10,
+                       rtree (the log cut into 16 KiB files, -r -c)
                        (since: --since the timestamp found at 99% of the file; the pipelines
                        start at its first line with sed)
   --floor              also time a bare memchr newline pass over the mmapped file

@@ -73,7 +73,14 @@ pub(crate) struct Scenario {
     pub(crate) gnu: String,
     pub(crate) rg: String,
     pub(crate) tac: Option<String>,
+    /// The input is a tree of small logs cut from the file ([`TREE_PIECE`]
+    /// bytes each), and outputs are compared as sets of lines (ripgrep
+    /// prints files in the order its threads finish them).
+    pub(crate) tree: bool,
 }
+
+/// The size of each log in the tree scenarios.
+pub(crate) const TREE_PIECE: usize = 16 << 10;
 
 pub(crate) fn q(s: &str) -> String {
     shell_words::quote(s).into_owned()
@@ -109,6 +116,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(INC),
                 q(EXC)
             )),
+            tree: false,
         }
     };
     // `-a`: no check of grep's first read (96 KiB); otherwise the same
@@ -130,6 +138,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
+            tree: false,
         },
         Scenario {
             key: "full",
@@ -142,6 +151,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
+            tree: false,
         },
         tail("icase", "-i -t 10", 10, true),
         Scenario {
@@ -155,6 +165,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
+            tree: false,
         },
         Scenario {
             key: "since",
@@ -171,6 +182,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
+            tree: false,
         },
         Scenario {
             key: "n-t10",
@@ -187,6 +199,16 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
+            tree: false,
+        },
+        Scenario {
+            key: "rtree",
+            label: "-r -c, 16 KiB logs",
+            grail: strs(&["-r", "-c", "-E", INC]),
+            gnu: format!("grep -r -c -E {} \"$1\"", q(INC)),
+            rg: format!("rg --no-config -uuu -c --include-zero {} \"$1\"", q(INC)),
+            tac: None,
+            tree: true,
         },
     ]
 }
@@ -354,12 +376,30 @@ pub(crate) fn bench_scenario(
     } else {
         sc
     };
+    let tree_dir;
+    let file = if sc.tree {
+        match grail_bench::logs::tree(file, TREE_PIECE) {
+            Ok(d) => {
+                tree_dir = d;
+                &tree_dir
+            }
+            Err(e) => {
+                eprintln!("{label}: cannot cut {} into a tree: {e}", file.display());
+                return Vec::new();
+            }
+        }
+    } else {
+        file
+    };
+    let cold = cold && !sc.tree;
     let mut cmds: Vec<(Contender, Cmd)> = CONTENDERS
         .iter()
         .filter(|&&c| c != Contender::Baseline || env.baseline.is_some())
         .map(|&c| (c, sc.cmd(c, env)))
         .collect();
-    let read = grail_read(env, &sc.grail, file);
+    let read = (!sc.tree)
+        .then(|| grail_read(env, &sc.grail, file))
+        .flatten();
     if let (Some(n), Some(limit)) = (read, cmds.iter_mut().find(|c| c.0 == Contender::Limit)) {
         limit.1 = Cmd::Sh(format!("tail -c {n} \"$1\" >/dev/null"));
     }
@@ -383,10 +423,10 @@ pub(crate) fn bench_scenario(
         "{label:<16} (harness RSS {:.1} MiB) check",
         run::self_rss_kib().unwrap_or(0) as f64 / 1024.0
     );
-    let mut timing = check(&cmds, env, file, &mut rows);
+    let mut timing = check(&cmds, env, file, &mut rows, sc.tree);
     eprint!(" ok; timing");
     for round in 0..runs {
-        timing.round(round, &cmds, env, file, cold, &mut rows);
+        timing.round(round, &cmds, env, (file, sc.tree), cold, &mut rows);
         eprint!(".");
     }
     eprintln!();
@@ -420,6 +460,7 @@ fn since_near_end(sc: &Scenario, label: &str, env: &Env, file: &Path) -> Option<
         gnu: sub(&sc.gnu),
         rg: sub(&sc.rg),
         tac: sc.tac.as_deref().map(sub),
+        tree: sc.tree,
     };
     // What grail read, from its own --json summary.
     let mut av = vec![env.grail.to_string_lossy().into_owned(), "--json".into()];
@@ -458,7 +499,13 @@ struct Timing {
 /// The warm-up and check run of every contender, GNU first: it is the
 /// definition of the right answer (the limit prints nothing and is not
 /// compared).
-fn check(cmds: &[(Contender, Cmd)], env: &Env, file: &Path, rows: &mut [Row]) -> Timing {
+fn check(
+    cmds: &[(Contender, Cmd)],
+    env: &Env,
+    file: &Path,
+    rows: &mut [Row],
+    order_free: bool,
+) -> Timing {
     let mut reference: Option<Vec<u8>> = None;
     let mut t = Timing {
         expect: vec![None; cmds.len()],
@@ -479,7 +526,10 @@ fn check(cmds: &[(Contender, Cmd)], env: &Env, file: &Path, rows: &mut [Row]) ->
                 continue;
             }
         };
-        let out = r.out.clone().unwrap_or_default();
+        let mut out = r.out.clone().unwrap_or_default();
+        if order_free {
+            out = sorted_lines(&out);
+        }
         let bad_code = match c {
             Contender::Grail | Contender::Baseline => r.code > 1,
             _ => r.code > 1 && r.code != 141,
@@ -510,7 +560,7 @@ fn check(cmds: &[(Contender, Cmd)], env: &Env, file: &Path, rows: &mut [Row]) ->
             s.out_len = r.out_len;
             s.code = r.code;
         }
-        t.expect[i] = Some((r.out_len, r.out_hash));
+        t.expect[i] = Some(digest(&r, order_free));
         t.rss[i] = r.maxrss_kib;
     }
     t
@@ -524,7 +574,7 @@ impl Timing {
         round: usize,
         cmds: &[(Contender, Cmd)],
         env: &Env,
-        file: &Path,
+        (file, order_free): (&Path, bool),
         cold: bool,
         rows: &mut [Row],
     ) {
@@ -544,8 +594,8 @@ impl Timing {
                     *worst = worst.max(share);
                 }
             }
-            match run::run(&av, false) {
-                Ok(r) if Some((r.out_len, r.out_hash)) == self.expect[i] => {
+            match run::run(&av, order_free) {
+                Ok(r) if Some(digest(&r, order_free)) == self.expect[i] => {
                     self.times[i].push(r.wall);
                     self.rss[i] = self.rss[i].max(r.maxrss_kib);
                 }
@@ -562,6 +612,27 @@ impl Timing {
                 }
             }
         }
+    }
+}
+
+/// The lines of `out` sorted (each with its newline).
+fn sorted_lines(out: &[u8]) -> Vec<u8> {
+    let mut lines: Vec<&[u8]> = out.split_inclusive(|&b| b == b'\n').collect();
+    lines.sort_unstable();
+    lines.concat()
+}
+
+/// What identifies a run's output: its length and hash, of the sorted
+/// lines when the order is free.
+fn digest(r: &run::RunResult, order_free: bool) -> (u64, u64) {
+    match (&r.out, order_free) {
+        (Some(out), true) => {
+            use std::hash::Hasher;
+            let mut h = std::hash::DefaultHasher::new();
+            h.write(&sorted_lines(out));
+            (r.out_len, h.finish())
+        }
+        _ => (r.out_len, r.out_hash),
     }
 }
 

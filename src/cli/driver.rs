@@ -7,7 +7,7 @@ use super::args::Args;
 use super::jobs::{self, Searched};
 use super::plan::{Phase, Plan, Stop};
 use super::report::{self, FileStats, NulStat};
-use super::walk::Item;
+use super::walk::{Directories, Item};
 use super::{EXIT_NONE, EXIT_SELECTED, EXIT_TROUBLE};
 use crate::printer::Format;
 use crate::region::Region;
@@ -202,17 +202,62 @@ impl Driver<'_, '_> {
     /// line.
     fn each_file(&mut self, job: &mut dyn jobs::Job) -> Option<bool> {
         let plan = self.plan;
-        let inputs: Box<dyn Iterator<Item = Item>> = if plan.job.backwards() {
+        let inputs: Box<dyn Iterator<Item = Item> + Send> = if plan.job.backwards() {
             let mut all: Vec<Item> = plan.inputs().collect();
             all.reverse();
             Box::new(all.into_iter())
         } else {
             Box::new(plan.inputs())
         };
+        // One named file gains nothing from opening it ahead.
+        let many = plan.files.len() > 1 || plan.args.walk.directories == Directories::Recurse;
+        if !many {
+            return self.each_input(job, inputs.map(|i| (i, None)));
+        }
+        // A tree of small logs costs system calls more than searching: one
+        // thread walks and opens (and reads a small file whole, a larger
+        // one is mapped) while this one searches, in order; at most
+        // [`BATCH`] times three inputs wait, so memory stays bounded. A file that is not
+        // regular (a FIFO could block) is opened here when its turn comes.
+        let output = self.output;
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Item, Option<Opened>)>>(2);
+            s.spawn(move || {
+                let mut batch = Vec::with_capacity(BATCH);
+                for item in inputs {
+                    let opened = match &item {
+                        Item::Search {
+                            path,
+                            regular: true,
+                            ..
+                        } => Some(open_path(path, output)),
+                        _ => None,
+                    };
+                    batch.push((item, opened));
+                    if batch.len() == BATCH {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                        if tx.send(full).is_err() {
+                            return;
+                        }
+                    }
+                }
+                let _ = tx.send(batch);
+            });
+            self.each_input(job, rx.into_iter().flatten())
+        })
+    }
+
+    /// [`each_file`](Self::each_file) over `inputs`, each opened already
+    /// or not.
+    fn each_input(
+        &mut self,
+        job: &mut dyn jobs::Job,
+        inputs: impl Iterator<Item = (Item, Option<Opened>)>,
+    ) -> Option<bool> {
         let mut any = false;
-        for item in inputs {
+        for (item, opened) in inputs {
             let (f, name) = match item {
-                Item::Search { path, name } => (path, name),
+                Item::Search { path, name, .. } => (path, name),
                 Item::Error { name, msg } => {
                     self.error(&name, &msg);
                     continue;
@@ -223,7 +268,7 @@ impl Driver<'_, '_> {
                 }
             };
             let name = &name[..];
-            let mut input = match self.open(&f) {
+            let mut input = match opened.unwrap_or_else(|| self.open(&f)) {
                 Ok(i) => Some(i),
                 // grep opens a directory and fails at its first read: the
                 // file still gets its count (0) and can be listed by -L.
@@ -276,28 +321,21 @@ impl Driver<'_, '_> {
     /// Open input `name` (`-`: standard input), refusing the file that is
     /// also the output, as grep does.
     fn open(&self, name: &OsString) -> Result<Input, source::OpenError> {
-        if let Some(out) = self.output {
+        if name != "-" {
+            return open_path(name, self.output);
+        }
+        if let (Some(out), Stdin::Real) = (self.output, self.stdin) {
             use std::os::fd::AsFd;
-            use std::os::unix::fs::MetadataExt;
-            let md = if name == "-" {
-                match self.stdin {
-                    Stdin::Real => io::stdin()
-                        .as_fd()
-                        .try_clone_to_owned()
-                        .ok()
-                        .and_then(|fd| std::fs::File::from(fd).metadata().ok()),
-                    _ => None,
-                }
-            } else {
-                std::fs::metadata(name).ok()
-            };
-            if md.is_some_and(|m| m.is_file() && (m.dev(), m.ino()) == out) {
-                return Err(source::OpenError::Io(io::Error::other(
-                    "input file is also the output",
-                )));
+            let md = io::stdin()
+                .as_fd()
+                .try_clone_to_owned()
+                .ok()
+                .and_then(|fd| std::fs::File::from(fd).metadata().ok());
+            if md.is_some_and(|m| is_output(&m, out)) {
+                return Err(also_the_output());
             }
         }
-        open(self.stdin, name, self.plan.opts.binary)
+        open(self.stdin, self.plan.opts.binary)
     }
 
     /// The region of an opened input (`None` for a stream or a directory)
@@ -529,10 +567,33 @@ fn message(e: &SearchError) -> String {
     }
 }
 
-fn open(stdin: &Stdin, name: &OsString, mode: BinaryMode) -> Result<Input, source::OpenError> {
-    if name != "-" {
-        return source::open_path(std::path::Path::new(name));
+/// Whether `md` is the regular file `out` (standard output's identity).
+fn is_output(md: &std::fs::Metadata, out: (u64, u64)) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    md.is_file() && (md.dev(), md.ino()) == out
+}
+
+fn also_the_output() -> source::OpenError {
+    source::OpenError::Io(io::Error::other("input file is also the output"))
+}
+
+/// Open the file at `path`, unless it is standard output's file `output`.
+fn open_path(path: &OsString, output: Option<(u64, u64)>) -> Result<Input, source::OpenError> {
+    if let Some(out) = output {
+        if std::fs::metadata(path).is_ok_and(|m| is_output(&m, out)) {
+            return Err(also_the_output());
+        }
     }
+    source::open_path(std::path::Path::new(path))
+}
+
+type Opened = Result<Input, source::OpenError>;
+
+/// Inputs opened ahead are handed over in batches of this many (one wake-up
+/// per batch, not per file), at most two batches waiting.
+const BATCH: usize = 32;
+
+fn open(stdin: &Stdin, mode: BinaryMode) -> Result<Input, source::OpenError> {
     // Where grep decides from what one read of a pipe returned, the answer
     // depends on pipe timing: under the log rule only its first read
     // decides, under grep's rule every read.

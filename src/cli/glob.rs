@@ -43,7 +43,8 @@ pub fn literal(word: &str) -> String {
 }
 
 /// One path component's pattern as an fnmatch pattern: the marked
-/// characters are special, every other `*?[]\\!^-` is quoted. `Err` for
+/// characters are special, every other `*?[]\\` is quoted (`!`, `^` and
+/// `-` keep their meaning inside a bracket, as bash gives them). `Err` for
 /// what grail does not expand.
 fn parse(comp: &str) -> Result<Pattern, String> {
     let mut p = Vec::with_capacity(comp.len());
@@ -54,7 +55,7 @@ fn parse(comp: &str) -> Result<Pattern, String> {
             OPEN => p.push(b'['),
             CLOSE => p.push(b']'),
             c => {
-                if "*?[]\\!^-".contains(c) {
+                if "*?[]\\".contains(c) {
                     p.push(b'\\');
                 }
                 let mut b = [0u8; 4];
@@ -172,7 +173,7 @@ mod tests {
         // Quoted characters are literal: the splitter left them unmarked.
         assert!(parse("[ab]").unwrap().matches(b"[ab]"));
         assert!(parse(&format!("{OPEN}!a{CLOSE}")).unwrap().matches(b"b"));
-        assert!(parse(&format!("{OPEN}\\!a{CLOSE}")).is_ok());
+        assert!(parse(&format!("{OPEN}\\a{CLOSE}")).unwrap().matches(b"\\"));
         assert!(parse(&pat("[[:nope:]]")).is_err());
     }
 }

@@ -81,6 +81,9 @@ pub enum Item {
         path: OsString,
         /// Its name in output and messages.
         name: Vec<u8>,
+        /// It was a regular file when the walk saw it: opening it cannot
+        /// block (it may be opened ahead, in parallel).
+        regular: bool,
     },
     /// An error about `name`: the exit status becomes 2.
     Error {
@@ -152,16 +155,18 @@ impl<'a> Walk<'a> {
             return Some(Item::Search {
                 path: op.clone(),
                 name: self.stdin_name.to_vec(),
+                regular: false,
             });
         }
-        let search = || Item::Search {
+        let search = |regular| Item::Search {
             path: op.clone(),
             name: op.as_bytes().to_vec(),
+            regular,
         };
         // An operand that cannot be examined is opened anyway: the open
         // reports the error in grep's words.
         let Ok(md) = fs::metadata(op) else {
-            return Some(search());
+            return Some(search(false));
         };
         let s = self.settings;
         let is_dir = md.is_dir();
@@ -176,7 +181,7 @@ impl<'a> Walk<'a> {
             return None;
         }
         if !(is_dir && s.directories == Directories::Recurse) {
-            return Some(search());
+            return Some(search(md.is_file()));
         }
         let path = fts_root(op.as_bytes());
         self.enter(path, (md.dev(), md.ino()))
@@ -252,6 +257,7 @@ impl<'a> Walk<'a> {
         let search = |w: &Self, path: Vec<u8>| Item::Search {
             name: w.shown(&path).to_vec(),
             path: OsString::from_vec(path),
+            regular: kind.is_some_and(|k| k.is_file()),
         };
         match kind {
             Some(k) if k.is_dir() => {
