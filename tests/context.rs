@@ -110,6 +110,7 @@ fn random_context_and_color_combinations_match_grep() {
         "-c",
         "-l",
         "-Z",
+        "-T",
         "--no-group-separator",
         "--group-separator=::sep::",
         "--color=always",

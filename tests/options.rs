@@ -41,6 +41,7 @@ fn random_option_combinations_match_grep() {
         "-m2",
         "-m0",
         "-Z",
+        "-T",
         "--label=LBL",
         "-F",
         "-E",

@@ -125,7 +125,7 @@ fn random_trees_and_file_selection_match_grep() {
         "", "", ".", "d", "d/", "./d", "d//", "d/sub", "lnk", "d/a.log", "nosuch", "-", "d e",
     ];
     let outputs = [
-        "-c", "-l", "-L", "-h", "-H", "-n", "-s", "-q", "-m1", "-o", "-i", "-v", "-Z",
+        "-c", "-l", "-L", "-h", "-H", "-n", "-s", "-q", "-m1", "-o", "-i", "-v", "-Z", "-T", "-nb",
     ];
     let globs = [
         "--include=*.log",

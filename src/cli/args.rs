@@ -55,6 +55,8 @@ pub struct Args {
     pub max_count: Option<u64>,
     /// -Z
     pub null: bool,
+    /// -T
+    pub initial_tab: bool,
     /// --line-buffered
     pub line_buffered: bool,
     /// -t / --tail
@@ -491,6 +493,7 @@ fn output_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<b
         L("label") => a.label = Some(p.value()?.into_vec()),
         S('o') | L("only-matching") => a.only_matching = true,
         S('Z') | L("null") => a.null = true,
+        S('T') | L("initial-tab") => a.initial_tab = true,
         L("line-buffered") => a.line_buffered = true,
         S('U') | L("binary") => {}
         S('u') | L("unix-byte-offsets") => {}
@@ -662,7 +665,6 @@ fn argmatch<T: Copy + PartialEq>(
 fn unsupported_option(opt: Opt<'_>) -> Result<bool, UsageError> {
     match opt {
         S('z') | L("null-data") => Err(refuse("-z", "NUL-terminated lines are not implemented")),
-        S('T') | L("initial-tab") => Err(refuse("-T", "tab alignment is not implemented")),
         _ => Ok(false),
     }
 }

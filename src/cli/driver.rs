@@ -285,7 +285,10 @@ impl Driver<'_, '_> {
                 continue;
             }
             let started = std::time::Instant::now();
-            let Ok((region, fmt)) = self.input_region(name, input.as_ref()) else {
+            // A pipe's size is unknown to grep (`-T` widths), also when
+            // --sh hands a stage its input in memory.
+            let piped = f == "-" && !matches!(self.stdin, Stdin::Real);
+            let Ok((region, fmt)) = self.input_region(name, input.as_ref(), piped) else {
                 continue;
             };
             let opened = jobs::Opened {
@@ -344,6 +347,7 @@ impl Driver<'_, '_> {
         &mut self,
         name: &[u8],
         input: Option<&Input>,
+        piped: bool,
     ) -> Result<(Option<Region>, Format), ()> {
         let region = match input {
             Some(Input::Whole(bytes)) => Some(self.region(name, bytes).ok_or(())?),
@@ -354,6 +358,13 @@ impl Driver<'_, '_> {
             _ => None,
         };
         let mut fmt = self.plan.fmt.clone();
+        if fmt.tab_width.is_some() {
+            let size = match input {
+                Some(Input::Whole(bytes)) if !piped => Some(bytes.len() as u64),
+                _ => None,
+            };
+            fmt.tab_width = Some(super::plan::tab_width(size, fmt.line_number));
+        }
         if let Some(r) = &region {
             fmt.base_offset = r.start as u64;
             fmt.base_line = r.base_line;

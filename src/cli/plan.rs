@@ -75,6 +75,19 @@ pub struct Plan<'a> {
     pub job: Job,
 }
 
+/// The digits of `INTMAX_MAX`: grep's `-T` width for an input whose size
+/// it does not know (a pipe).
+pub const INTMAX_DIGITS: usize = 19;
+
+/// grep's `-T` width for a file of `size` bytes: the digits of the size,
+/// plus one with `-n` (`None`: a pipe).
+pub fn tab_width(size: Option<u64>, line_number: bool) -> usize {
+    match size {
+        Some(n) => (n + line_number as u64).to_string().len(),
+        None => INTMAX_DIGITS,
+    }
+}
+
 /// `TERM` allows colour (grep's `should_colorize`: set and not `dumb`).
 pub fn term_ok() -> bool {
     std::env::var_os("TERM").is_some_and(|t| t != "dumb")
@@ -279,6 +292,7 @@ fn format(args: &Args, q: &Query, many: bool, phase: &Phase) -> Result<Format, S
         json: None,
         base_offset: phase.base_offset,
         base_line: phase.base_line,
+        tab_width: args.initial_tab.then_some(INTMAX_DIGITS),
     };
     if args.json {
         fmt.json = Some(std::sync::Arc::new(json_spec(args, fmt.color.is_some())?));

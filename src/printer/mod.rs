@@ -46,6 +46,10 @@ pub struct Format {
     pub base_offset: u64,
     /// Added to every printed line number (lines before the region).
     pub base_line: u64,
+    /// `-T`: line numbers and offsets padded to this width, and a tab
+    /// before each line's text (grep's width: the digits of the file's size,
+    /// plus one with `-n`; 19 for a pipe).
+    pub tab_width: Option<usize>,
 }
 
 /// What `--json` needs to say which include pattern matched a line.
@@ -220,9 +224,9 @@ impl Format {
         q.matches(line).map_or(1, |m| m.len())
     }
 
-    fn prefix(&self, out: &mut Vec<u8>, name: &[u8], number: u64, offset: u64) {
-        if self.color.is_some() {
-            return self.head(out, name, number, offset, b':');
+    fn prefix(&self, out: &mut Vec<u8>, name: &[u8], number: u64, offset: u64, len: usize) {
+        if self.color.is_some() || self.tab_width.is_some() {
+            return self.head(out, name, number, offset, b':', len);
         }
         if self.with_filename {
             out.extend_from_slice(name);
@@ -239,8 +243,9 @@ impl Format {
     }
 
     /// grep's `print_line_head`: file name, line number and byte offset,
-    /// each followed by `sep` (`:` selected, `-` context), in colour if set.
-    fn head(&self, out: &mut Vec<u8>, name: &[u8], number: u64, offset: u64, sep: u8) {
+    /// each followed by `sep` (`:` selected, `-` context), in colour if set;
+    /// with `-T`, numbers padded and a tab before a body of `len` bytes.
+    fn head(&self, out: &mut Vec<u8>, name: &[u8], number: u64, offset: u64, sep: u8, len: usize) {
         let c = self.color.as_deref();
         let colored = |out: &mut Vec<u8>, color: fn(&Colors) -> &str, text: &[u8]| match c {
             Some(c) => {
@@ -259,15 +264,25 @@ impl Format {
                 colored(out, |c| &c.se, &[sep]);
             }
         }
-        if self.line_number {
-            let n = put_num(&mut num, number + self.base_line);
-            colored(out, |c| &c.ln, &num[..n]);
+        let width = self.tab_width.unwrap_or(0);
+        let mut padded = |out: &mut Vec<u8>, color: fn(&Colors) -> &str, v: u64| {
+            let n = put_num(&mut num, v);
+            let mut text = vec![b' '; width.saturating_sub(n)];
+            text.extend_from_slice(&num[..n]);
+            colored(out, color, &text);
             colored(out, |c| &c.se, &[sep]);
+        };
+        if self.line_number {
+            padded(out, |c| &c.ln, number + self.base_line);
         }
         if self.byte_offset {
-            let n = put_num(&mut num, offset + self.base_offset);
-            colored(out, |c| &c.bn, &num[..n]);
-            colored(out, |c| &c.se, &[sep]);
+            padded(out, |c| &c.bn, offset + self.base_offset);
+        }
+        if self.tab_width.is_some()
+            && (self.with_filename || self.line_number || self.byte_offset)
+            && len != 0
+        {
+            out.push(b'\t');
         }
     }
 
@@ -395,7 +410,7 @@ impl Format {
         let matching = selected != invert;
         let c = self.color.as_deref();
         if !self.only_matching {
-            self.head(out, name, number, offset, sep);
+            self.head(out, name, number, offset, sep, bytes.len());
         }
         let (line_color, match_color) = match c {
             Some(c) => (
@@ -422,7 +437,7 @@ impl Format {
                 if q.word_and_line() {
                     // GNU's match for -w -x takes the newline with it.
                     if self.only_matching {
-                        self.head(out, name, number, offset, msep);
+                        self.head(out, name, number, offset, msep, bytes.len() + 1);
                     } else if let Some(c) = c {
                         c.start(out, line_color);
                     }
@@ -441,7 +456,7 @@ impl Format {
                 }
                 for (s, e) in q.matches(bytes).unwrap_or_default() {
                     if self.only_matching {
-                        self.head(out, name, number, offset + s as u64, msep);
+                        self.head(out, name, number, offset + s as u64, msep, e - s);
                     } else {
                         if let Some(c) = c {
                             c.start(out, line_color);
@@ -496,7 +511,7 @@ impl Format {
         number: u64,
         offset: u64,
     ) {
-        self.prefix(out, name, number, offset);
+        self.prefix(out, name, number, offset, bytes.len());
         out.extend_from_slice(bytes);
         out.push(b'\n');
     }
@@ -533,7 +548,14 @@ impl Format {
             let msep = b':';
             if q.word_and_line() {
                 let mut r = Vec::new();
-                self.head(&mut r, name, line.number, line.offset, msep);
+                self.head(
+                    &mut r,
+                    name,
+                    line.number,
+                    line.offset,
+                    msep,
+                    line.bytes.len() + 1,
+                );
                 c.start(&mut r, &c.ms);
                 r.extend_from_slice(&line.bytes);
                 r.push(b'\n');
@@ -546,7 +568,14 @@ impl Format {
             }
             for (s, e) in q.matches(&line.bytes).unwrap_or_default() {
                 let mut r = Vec::new();
-                self.head(&mut r, name, line.number, line.offset + s as u64, msep);
+                self.head(
+                    &mut r,
+                    name,
+                    line.number,
+                    line.offset + s as u64,
+                    msep,
+                    e - s,
+                );
                 c.start(&mut r, &c.ms);
                 r.extend_from_slice(&line.bytes[s..e]);
                 c.end(&mut r, &c.ms);
@@ -557,7 +586,7 @@ impl Format {
         }
         if !self.only_matching {
             let mut r = Vec::with_capacity(line.bytes.len() + name.len() + 24);
-            self.prefix(&mut r, name, line.number, line.offset);
+            self.prefix(&mut r, name, line.number, line.offset, line.bytes.len());
             r.extend_from_slice(&line.bytes);
             r.push(b'\n');
             recs.push(r);
@@ -570,7 +599,7 @@ impl Format {
             // GNU's -o with -w and -x reports the whole line with its
             // newline as the match, then ends the record with another.
             let mut r = Vec::new();
-            self.prefix(&mut r, name, line.number, line.offset);
+            self.prefix(&mut r, name, line.number, line.offset, line.bytes.len() + 1);
             r.extend_from_slice(&line.bytes);
             r.push(b'\n');
             recs.push(r);
@@ -579,7 +608,7 @@ impl Format {
         }
         for (s, e) in q.matches(&line.bytes).unwrap_or_default() {
             let mut r = Vec::new();
-            self.prefix(&mut r, name, line.number, line.offset + s as u64);
+            self.prefix(&mut r, name, line.number, line.offset + s as u64, e - s);
             r.extend_from_slice(&line.bytes[s..e]);
             r.push(b'\n');
             recs.push(r);
