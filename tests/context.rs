@@ -111,6 +111,7 @@ fn random_context_and_color_combinations_match_grep() {
         "-l",
         "-Z",
         "-T",
+        "-z",
         "--no-group-separator",
         "--group-separator=::sep::",
         "--color=always",

@@ -42,6 +42,7 @@ fn random_option_combinations_match_grep() {
         "-m0",
         "-Z",
         "-T",
+        "-z",
         "--label=LBL",
         "-F",
         "-E",
@@ -445,4 +446,79 @@ fn messages_name_the_program_as_invoked() {
         }
         assert!(!rerr.contains("grail"), "{args:?}: {rerr}");
     }
+}
+
+/// `-z`: NUL-terminated records holding newlines, against grep -z (and
+/// `grep -z | grep -zv | tail -z` for `-N` and `-t`).
+#[test]
+fn null_data_records_match_grep() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut rng = Rng(0x2e20_0da7a);
+    let words = [
+        "Error", "ok", "a b", "x\ny", "\n", "Error\r", " ", "tab\tbed", "é", "err",
+    ];
+    let mut recs = Vec::new();
+    for _ in 0..400 {
+        let mut r = String::new();
+        for _ in 0..rng.below(4) {
+            r.push_str(words[rng.below(words.len())]);
+        }
+        recs.push(r);
+    }
+    let mut data = recs.join("\0").into_bytes();
+    std::fs::write(d.join("z1"), &data).unwrap();
+    data.push(0);
+    std::fs::write(d.join("z2"), &data).unwrap();
+    let pats = [
+        "Error",
+        "^ok",
+        "y$",
+        "x.y",
+        "[[:space:]]",
+        "\\s",
+        "x[^a]y",
+        "^$",
+        "r\\>",
+        "",
+    ];
+    let opts = [
+        "-c", "-n", "-b", "-o", "-w", "-x", "-i", "-v", "-H", "-l", "-A1", "-T",
+    ];
+    let mut fails = Vec::new();
+    let mut checked = 0;
+    for _ in 0..300 {
+        let mut args = vec!["-z".to_string()];
+        args.extend(rng.pick(&opts, 3).into_iter().map(String::from));
+        args.push(pats[rng.below(pats.len())].into());
+        args.push(if rng.chance(50) { "z1" } else { "z2" }.into());
+        checked += 1;
+        let want = run("grep", &args, d, b"");
+        let got = run(common::GRAIL, &args, d, b"");
+        if want.stdout != got.stdout || want.status.code() != got.status.code() {
+            fails.push(format!("grail {}", shell_words::join(&args)));
+        }
+    }
+    for (n, exclude) in [(1, None), (5, Some("ok")), (50, Some("x")), (1000, None)] {
+        for pat in ["Error", "."] {
+            checked += 1;
+            let minus_v = exclude.map_or(String::new(), |x| format!(" | grep -zv {x}"));
+            let want = common::bash(d, &format!("grep -z {pat} z1{minus_v} | tail -z -n {n}"));
+            let mut args = vec!["-z".to_string(), "-t".into(), n.to_string()];
+            if let Some(x) = exclude {
+                args.extend(["-N".into(), x.into()]);
+            }
+            args.extend([pat.to_string(), "z1".into()]);
+            let got = run(common::GRAIL, &args, d, b"");
+            if want.stdout != got.stdout {
+                fails.push(format!("grail {}", shell_words::join(&args)));
+            }
+        }
+    }
+    assert!(
+        fails.is_empty(),
+        "{} of {checked} -z command lines differ from grep:\n{}",
+        fails.len(),
+        fails.join("\n")
+    );
 }

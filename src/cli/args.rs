@@ -57,6 +57,8 @@ pub struct Args {
     pub null: bool,
     /// -T
     pub initial_tab: bool,
+    /// -z
+    pub null_data: bool,
     /// --line-buffered
     pub line_buffered: bool,
     /// -t / --tail
@@ -494,6 +496,7 @@ fn output_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<b
         S('o') | L("only-matching") => a.only_matching = true,
         S('Z') | L("null") => a.null = true,
         S('T') | L("initial-tab") => a.initial_tab = true,
+        S('z') | L("null-data") => a.null_data = true,
         L("line-buffered") => a.line_buffered = true,
         S('U') | L("binary") => {}
         S('u') | L("unix-byte-offsets") => {}
@@ -661,14 +664,6 @@ fn argmatch<T: Copy + PartialEq>(
     Err(UsageError(format!("{msg}\n{USAGE}")))
 }
 
-/// grep's options grail refuses. False: not one of them.
-fn unsupported_option(opt: Opt<'_>) -> Result<bool, UsageError> {
-    match opt {
-        S('z') | L("null-data") => Err(refuse("-z", "NUL-terminated lines are not implemented")),
-        _ => Ok(false),
-    }
-}
-
 /// Parse `argv` (without the program name).
 pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
     let mut a = Args::default();
@@ -718,8 +713,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
         let known = matching_option(&mut a, opt, &mut p)?
             || output_option(&mut a, opt, &mut p)?
             || grail_option(&mut a, opt, &mut p)?
-            || file_option(&mut a, opt, &mut p)?
-            || unsupported_option(opt)?;
+            || file_option(&mut a, opt, &mut p)?;
         if !known {
             // grep's (getopt's) words, then its two usage lines.
             return Err(match opt {

@@ -291,6 +291,9 @@ impl Driver<'_, '_> {
             let Ok((region, fmt)) = self.input_region(name, input.as_ref(), piped) else {
                 continue;
             };
+            if self.plan.args.null_data {
+                input = input.map(source::swap_nul_newline);
+            }
             let opened = jobs::Opened {
                 name,
                 fmt: &fmt,

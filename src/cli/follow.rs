@@ -423,6 +423,9 @@ fn prepare(args: &Args) -> Result<(Option<Query>, Vec<Followed>), i32> {
     if args.head.is_some() {
         return Err(refuse("--follow does not combine with --head"));
     }
+    if args.null_data {
+        return Err(refuse("--follow does not combine with -z"));
+    }
     if args.walk.directories != super::walk::Directories::Read {
         return Err(refuse(
             "--follow follows the files named (like tail -F), not directories (-r, -R, -d)",

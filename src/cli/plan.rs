@@ -101,7 +101,8 @@ pub fn build_query(args: &Args) -> Result<Query, crate::QueryError> {
         .ignore_case(args.ignore_case)
         .word(args.word)
         .line(args.line)
-        .invert(args.invert);
+        .invert(args.invert)
+        .null_data(args.null_data);
     for p in &args.patterns {
         b = b.include(p);
     }
@@ -176,9 +177,32 @@ impl<'a> Plan<'a> {
             scan.chunk_size = c;
             scan.tail_start = c;
         }
+        if args.null_data {
+            let with = [
+                (args.json, "--json"),
+                (
+                    args.since.is_some() || args.before_time.is_some(),
+                    "--since/--before",
+                ),
+                (
+                    args.from_byte.is_some() || !phase.to_byte.is_empty(),
+                    "--from-byte",
+                ),
+            ];
+            if let Some((_, what)) = with.iter().find(|(on, _)| *on) {
+                return Err(refuse(&format!(
+                    "-z does not combine with {what}: NUL-terminated records are read as a stream"
+                )));
+            }
+        }
         let opts = SearchOptions {
             scan,
-            binary: args.binary,
+            // grep finds no binary file by NUL bytes when they end records.
+            binary: if args.null_data {
+                crate::search::BinaryMode::Text
+            } else {
+                args.binary
+            },
             max_count: args.max_count,
             line_numbers: args.line_number || args.json,
         };
@@ -293,6 +317,7 @@ fn format(args: &Args, q: &Query, many: bool, phase: &Phase) -> Result<Format, S
         base_offset: phase.base_offset,
         base_line: phase.base_line,
         tab_width: args.initial_tab.then_some(INTMAX_DIGITS),
+        null_data: args.null_data,
     };
     if args.json {
         fmt.json = Some(std::sync::Arc::new(json_spec(args, fmt.color.is_some())?));

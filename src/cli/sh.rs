@@ -330,6 +330,13 @@ pub fn pipeline(s: &str) -> Result<Pipeline, String> {
             }
         }
     }
+    let stages = greps.len() + post.len() + wc as usize;
+    if grep_args.iter().any(|a| a.null_data) && stages > 1 {
+        return Err(
+            "grep -z in a pipeline (the next stage reads its NUL-terminated records as lines)"
+                .into(),
+        );
+    }
     Ok(Pipeline {
         source,
         greps,
@@ -351,7 +358,9 @@ fn plain_output(a: &Args) -> bool {
         || a.files_without_match
         || a.quiet
         || a.only_matching
-        || a.null)
+        || a.null
+        || a.null_data
+        || a.initial_tab)
 }
 
 /// A later stage that is a pure `grep -v PATTERNS` (no output options).

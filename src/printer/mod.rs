@@ -50,6 +50,9 @@ pub struct Format {
     /// before each line's text (grep's width: the digits of the file's size,
     /// plus one with `-n`; 19 for a pipe).
     pub tab_width: Option<usize>,
+    /// `-z`: the lines searched are NUL-terminated records with NUL and
+    /// newline swapped; they are printed swapped back, each ended by a NUL.
+    pub null_data: bool,
 }
 
 /// What `--json` needs to say which include pattern matched a line.
@@ -391,6 +394,24 @@ impl Format {
         out.push(b'\n');
     }
 
+    /// A line's text (`-z`: with NUL and newline swapped back).
+    fn text(&self, out: &mut Vec<u8>, bytes: &[u8]) {
+        if self.null_data {
+            out.extend(bytes.iter().map(|&b| match b {
+                0 => b'\n',
+                b'\n' => 0,
+                b => b,
+            }));
+        } else {
+            out.extend_from_slice(bytes);
+        }
+    }
+
+    /// The end of an output line: grep's end-of-line byte.
+    fn eol(&self, out: &mut Vec<u8>) {
+        out.push(if self.null_data { 0 } else { b'\n' });
+    }
+
     /// Append one output line exactly as grep's `prline` prints it: a
     /// selected line (`selected`, `:` separators) or a context line (`-`),
     /// with `-o` and colour handled. `bytes` is the line without its newline.
@@ -444,13 +465,13 @@ impl Format {
                     if let Some(c) = c {
                         c.start(out, match_color);
                     }
-                    out.extend_from_slice(bytes);
-                    out.push(b'\n');
+                    self.text(out, bytes);
+                    self.eol(out);
                     if let Some(c) = c {
                         c.end(out, match_color);
                     }
                     if self.only_matching {
-                        out.push(b'\n');
+                        self.eol(out);
                     }
                     return;
                 }
@@ -461,17 +482,17 @@ impl Format {
                         if let Some(c) = c {
                             c.start(out, line_color);
                         }
-                        out.extend_from_slice(&bytes[cur..s]);
+                        self.text(out, &bytes[cur..s]);
                     }
                     if let Some(c) = c {
                         c.start(out, match_color);
                     }
-                    out.extend_from_slice(&bytes[s..e]);
+                    self.text(out, &bytes[s..e]);
                     if let Some(c) = c {
                         c.end(out, match_color);
                     }
                     if self.only_matching {
-                        out.push(b'\n');
+                        self.eol(out);
                     }
                     cur = e;
                 }
@@ -489,7 +510,7 @@ impl Format {
                 if end > cur {
                     if let Some(c) = c {
                         c.start(out, line_color);
-                        out.extend_from_slice(&bytes[cur..end]);
+                        self.text(out, &bytes[cur..end]);
                         c.end(out, line_color);
                     }
                     cur = end;
@@ -497,8 +518,8 @@ impl Format {
             }
         }
         if !self.only_matching && !newline_done {
-            out.extend_from_slice(&bytes[cur.min(bytes.len())..]);
-            out.push(b'\n');
+            self.text(out, &bytes[cur.min(bytes.len())..]);
+            self.eol(out);
         }
     }
 
@@ -512,8 +533,8 @@ impl Format {
         offset: u64,
     ) {
         self.prefix(out, name, number, offset, bytes.len());
-        out.extend_from_slice(bytes);
-        out.push(b'\n');
+        self.text(out, bytes);
+        self.eol(out);
     }
 
     /// Append the records of `line`, each as its own `Vec`, to `recs`.
@@ -557,12 +578,12 @@ impl Format {
                     line.bytes.len() + 1,
                 );
                 c.start(&mut r, &c.ms);
-                r.extend_from_slice(&line.bytes);
-                r.push(b'\n');
+                self.text(&mut r, &line.bytes);
+                self.eol(&mut r);
                 recs.push(r);
                 let mut r2 = Vec::new();
                 c.end(&mut r2, &c.ms);
-                r2.push(b'\n');
+                self.eol(&mut r2);
                 recs.push(r2);
                 return;
             }
@@ -577,9 +598,9 @@ impl Format {
                     e - s,
                 );
                 c.start(&mut r, &c.ms);
-                r.extend_from_slice(&line.bytes[s..e]);
+                self.text(&mut r, &line.bytes[s..e]);
                 c.end(&mut r, &c.ms);
-                r.push(b'\n');
+                self.eol(&mut r);
                 recs.push(r);
             }
             return;
@@ -587,8 +608,8 @@ impl Format {
         if !self.only_matching {
             let mut r = Vec::with_capacity(line.bytes.len() + name.len() + 24);
             self.prefix(&mut r, name, line.number, line.offset, line.bytes.len());
-            r.extend_from_slice(&line.bytes);
-            r.push(b'\n');
+            self.text(&mut r, &line.bytes);
+            self.eol(&mut r);
             recs.push(r);
             return;
         }
@@ -600,17 +621,19 @@ impl Format {
             // newline as the match, then ends the record with another.
             let mut r = Vec::new();
             self.prefix(&mut r, name, line.number, line.offset, line.bytes.len() + 1);
-            r.extend_from_slice(&line.bytes);
-            r.push(b'\n');
+            self.text(&mut r, &line.bytes);
+            self.eol(&mut r);
             recs.push(r);
-            recs.push(b"\n".to_vec());
+            let mut end = Vec::new();
+            self.eol(&mut end);
+            recs.push(end);
             return;
         }
         for (s, e) in q.matches(&line.bytes).unwrap_or_default() {
             let mut r = Vec::new();
             self.prefix(&mut r, name, line.number, line.offset + s as u64, e - s);
-            r.extend_from_slice(&line.bytes[s..e]);
-            r.push(b'\n');
+            self.text(&mut r, &line.bytes[s..e]);
+            self.eol(&mut r);
             recs.push(r);
         }
     }

@@ -143,6 +143,7 @@ impl QueryBuilder {
             ignore_case,
             word,
             line,
+            null_data: false,
         };
         for p in split_lines(pattern.as_ref()) {
             self.excludes.push((Some(syntax), Some(f), p));
@@ -165,6 +166,23 @@ impl QueryBuilder {
     /// `-x`: every pattern must match whole lines.
     pub fn line(mut self, yes: bool) -> Self {
         self.flags.line = yes;
+        self
+    }
+
+    /// `-z`: patterns as grep reads them for NUL-terminated records, for
+    /// data in which NUL and newline bytes were swapped (so each record is
+    /// one line): what matches a newline in a record (`.`, `[^a]`, `\s`,
+    /// `[[:space:]]`) matches the NUL standing for it, and nothing matches
+    /// the newline that ends the record.
+    ///
+    /// ```
+    /// use grail::QueryBuilder;
+    /// let q = QueryBuilder::new().null_data(true).include("a.b").build().unwrap();
+    /// // The record "a\nb", swapped.
+    /// assert!(q.is_selected(b"a\0b"));
+    /// ```
+    pub fn null_data(mut self, yes: bool) -> Self {
+        self.flags.null_data = yes;
         self
     }
 
@@ -199,7 +217,8 @@ impl QueryBuilder {
         let translate_all = |pats: &mut dyn Iterator<Item = (Syntax, Flags, &Vec<u8>)>| {
             let mut hirs = Vec::new();
             let mut quirks = parse::Quirks::default();
-            for (syn, flags, p) in pats {
+            for (syn, mut flags, p) in pats {
+                flags.null_data = self.flags.null_data;
                 let (h, q) = parse::translate_quirks(p, syn, flags).map_err(|e| {
                     let (message, unsupported) = match e {
                         PatternError::Invalid(m) => (m, false),

@@ -68,6 +68,8 @@ pub struct Flags {
     pub word: bool,
     /// `-x`: the match must be the whole line.
     pub line: bool,
+    /// `-z`: the data has NUL and newline swapped (records end in `\n`).
+    pub null_data: bool,
 }
 
 /// Translate one pattern (no newlines: the caller splits on them) into HIR.
@@ -114,7 +116,66 @@ pub fn translate_quirks(
                 .into(),
         ));
     }
-    Ok((wrap(core, flags), quirks))
+    Ok((terminated(wrap(core, flags), flags.null_data), quirks))
+}
+
+/// No class may match the line terminator, so that a match never crosses a
+/// line. Classes are built as grep defines them (with `\n` where the
+/// definition has it); here the newline is taken out, and for `-z` data
+/// (NUL and newline swapped) the NUL takes the newline's place first: a
+/// class matches the NUL exactly where grep's matches a newline inside a
+/// NUL-terminated record, and a literal NUL byte becomes a newline, which
+/// no record holds.
+fn terminated(h: Hir, null_data: bool) -> Hir {
+    use regex_syntax::hir::HirKind;
+    let swap = |b: u8| match (null_data, b) {
+        (true, 0) => b'\n',
+        (true, b'\n') => 0,
+        _ => b,
+    };
+    match h.into_kind() {
+        HirKind::Class(Class::Bytes(set)) => {
+            let mut member = [false; 256];
+            for r in set.iter() {
+                (r.start()..=r.end()).for_each(|b| member[swap(b) as usize] = true);
+            }
+            member[b'\n' as usize] = false;
+            let mut runs = Vec::new();
+            let mut b = 0usize;
+            while b < 256 {
+                let start = b;
+                while b < 256 && member[b] {
+                    b += 1;
+                }
+                if b > start {
+                    runs.push(ClassBytesRange::new(start as u8, (b - 1) as u8));
+                }
+                b += 1;
+            }
+            Hir::class(Class::Bytes(ClassBytes::new(runs)))
+        }
+        HirKind::Literal(lit) if null_data => {
+            Hir::literal(lit.0.iter().map(|&b| swap(b)).collect::<Vec<u8>>())
+        }
+        HirKind::Repetition(mut r) => {
+            r.sub = Box::new(terminated(*r.sub, null_data));
+            Hir::repetition(r)
+        }
+        HirKind::Capture(mut c) => {
+            c.sub = Box::new(terminated(*c.sub, null_data));
+            Hir::capture(c)
+        }
+        HirKind::Concat(v) => {
+            Hir::concat(v.into_iter().map(|x| terminated(x, null_data)).collect())
+        }
+        HirKind::Alternation(v) => {
+            Hir::alternation(v.into_iter().map(|x| terminated(x, null_data)).collect())
+        }
+        HirKind::Literal(lit) => Hir::literal(lit.0),
+        HirKind::Look(l) => Hir::look(l),
+        HirKind::Empty => Hir::empty(),
+        HirKind::Class(c) => Hir::class(c),
+    }
 }
 
 /// Apply `-x` / `-w` around a translated pattern.
@@ -157,8 +218,7 @@ fn class_hir(mut set: ClassBytes, icase: bool) -> Hir {
     if icase {
         set.case_fold_simple();
     }
-    // No class ever matches the line terminator.
-    set.difference(&ClassBytes::new([ClassBytesRange::new(b'\n', b'\n')]));
+    // The line terminator is taken out at the end (see `terminated`).
     Hir::class(Class::Bytes(set))
 }
 

@@ -292,6 +292,49 @@ fn read_all(mut file: File, len: usize) -> io::Result<Vec<u8>> {
     Ok(v)
 }
 
+/// `-z` data: `input` as a stream with its NUL and newline bytes swapped,
+/// so that each NUL-terminated record is one line to the line engine (the
+/// printer swaps them back). Records are then read once, front to back.
+pub fn swap_nul_newline(input: Input) -> Input {
+    match input {
+        Input::Whole(bytes) => Input::Stream(Box::new(Swap(WholeReader { bytes, pos: 0 }))),
+        Input::Stream(r) => Input::Stream(Box::new(Swap(r))),
+    }
+}
+
+/// A reader swapping NUL and newline bytes.
+struct Swap<R>(R);
+
+impl<R: Read> Read for Swap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.read(buf)?;
+        for b in &mut buf[..n] {
+            *b = match *b {
+                0 => b'\n',
+                b'\n' => 0,
+                x => x,
+            };
+        }
+        Ok(n)
+    }
+}
+
+/// A whole input read as a stream.
+struct WholeReader {
+    bytes: Bytes,
+    pos: usize,
+}
+
+impl Read for WholeReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let rest = &self.bytes.haystack().bytes()[self.pos..];
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
 /// GNU grep treats a file with a hole past its first 96 KiB read as binary.
 fn file_has_holes(file: &File, len: u64) -> bool {
     use std::os::unix::io::AsRawFd;
