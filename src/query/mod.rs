@@ -5,6 +5,7 @@
 //! exclude matches. Includes are searched over whole chunks (with literal
 //! prefilters); excludes are only ever run on a candidate line.
 
+mod gnu_regex;
 mod parse;
 
 pub use parse::{PatternError, Syntax};
@@ -214,47 +215,139 @@ impl QueryBuilder {
     }
 
     fn build_here(&self) -> Result<Query, QueryError> {
+        let null_data = self.flags.null_data;
         let translate_all = |pats: &mut dyn Iterator<Item = (Syntax, Flags, &Vec<u8>)>| {
-            let mut hirs = Vec::new();
-            let mut quirks = parse::Quirks::default();
+            let mut t = Translated::default();
             for (syn, mut flags, p) in pats {
-                flags.null_data = self.flags.null_data;
-                let (h, q) = parse::translate_quirks(p, syn, flags).map_err(|e| {
-                    let (message, unsupported) = match e {
-                        PatternError::Invalid(m) => (m, false),
-                        PatternError::Unsupported(m) => (m, true),
-                    };
-                    QueryError {
-                        pattern: Some(String::from_utf8_lossy(p).into_owned()),
-                        message,
-                        unsupported,
-                    }
+                flags.null_data = null_data;
+                let err = |message: String, unsupported| QueryError {
+                    pattern: Some(String::from_utf8_lossy(p).into_owned()),
+                    message,
+                    unsupported,
+                };
+                let (h, q) = parse::translate_quirks(p, syn, flags).map_err(|e| match e {
+                    PatternError::Invalid(m) => err(m, false),
+                    PatternError::Unsupported(m) => err(m, true),
                 })?;
-                hirs.push(h);
-                quirks.leading_repetition |= q.leading_repetition;
-                quirks.repeated_anchor |= q.repeated_anchor;
+                if q.backref {
+                    if null_data {
+                        return Err(err("back-references with -z".into(), true));
+                    }
+                    let g = gnu_regex::GnuPattern::new(
+                        p,
+                        syn == Syntax::Extended,
+                        flags.ignore_case,
+                        flags.word,
+                        flags.line,
+                    )
+                    .map_err(|m| err(m, false))?;
+                    t.gnu.push(g);
+                } else {
+                    t.plain.push(h.clone());
+                }
+                t.hirs.push(h);
+                t.quirks.leading_repetition |= q.leading_repetition;
+                t.quirks.repeated_anchor |= q.repeated_anchor;
             }
-            Ok::<_, QueryError>((hirs, quirks))
+            Ok::<_, QueryError>(t)
         };
-        let (inc, inc_quirks) =
-            translate_all(&mut self.includes.iter().map(|(s, p)| (*s, self.flags, p)))?;
-        let (exc, _) = translate_all(
+        let inc = translate_all(&mut self.includes.iter().map(|(s, p)| (*s, self.flags, p)))?;
+        let exc = translate_all(
             &mut self
                 .excludes
                 .iter()
                 .map(|(s, f, p)| (s.unwrap_or(Syntax::Basic), f.unwrap_or(self.flags), p)),
         )?;
-        let include = compile(&inc, MatchKind::LeftmostFirst)?;
-        let exclude = compile(&exc, MatchKind::LeftmostFirst)?;
+        let include = compile(&inc.hirs, MatchKind::LeftmostFirst)?;
+        let exclude = compile(&exc.hirs, MatchKind::LeftmostFirst)?;
+        let only_matching_quirk = inc.quirks.leading_repetition || inc.quirks.repeated_anchor;
+        let include_hirs = inc.hirs.clone();
+        let include_exact = inc.exact()?;
         Ok(Query {
-            include_hirs: inc,
+            include_hirs,
             include,
+            include_exact,
             exclude,
+            exclude_exact: exc.exact()?,
             invert: self.invert,
             longest: std::sync::OnceLock::new(),
-            only_matching_quirk: inc_quirks.leading_repetition || inc_quirks.repeated_anchor,
+            only_matching_quirk,
             word_and_line: self.flags.word && self.flags.line,
         })
+    }
+}
+
+/// One side's patterns (includes or excludes), translated.
+#[derive(Default)]
+struct Translated {
+    /// Every pattern, those with back-references loosened.
+    hirs: Vec<Hir>,
+    /// The patterns without back-references.
+    plain: Vec<Hir>,
+    /// The patterns with back-references, compiled by glibc.
+    gnu: Vec<gnu_regex::GnuPattern>,
+    quirks: parse::Quirks,
+}
+
+impl Translated {
+    /// The exact check for lines the loosened automaton finds, when a
+    /// pattern has a back-reference.
+    fn exact(self) -> Result<Option<Exact>, QueryError> {
+        if self.gnu.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Exact {
+            plain: compile(&self.plain, MatchKind::LeftmostFirst)?,
+            gnu: self.gnu,
+        }))
+    }
+}
+
+/// Whether a line really matches one side, where back-references made its
+/// automaton match a superset: some pattern without one matches, or glibc
+/// says a pattern with one does.
+struct Exact {
+    plain: Option<Regex>,
+    gnu: Vec<gnu_regex::GnuPattern>,
+}
+
+impl Exact {
+    fn matches(&self, line: &[u8]) -> bool {
+        self.plain
+            .as_ref()
+            .is_some_and(|re| re.is_match(Input::new(line).earliest(true)))
+            || self.gnu.iter().any(|g| g.matches_line(line))
+    }
+}
+
+/// The end of a match of `re` in `hay[start..end]` (`start` a line start)
+/// whose line `exact` accepts (every match's, without `exact`).
+fn find_exact_end(
+    re: &Regex,
+    exact: Option<&Exact>,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+) -> Option<usize> {
+    let mut pos = start;
+    loop {
+        let input = Input::new(hay).range(pos..end).earliest(true);
+        let m = re.search_half(&input)?.offset();
+        let Some(exact) = exact else {
+            return Some(m);
+        };
+        let ls = memchr::memrchr(b'\n', &hay[pos..m]).map_or(pos, |i| pos + i + 1);
+        if m == end && ls == end {
+            return None;
+        }
+        let le = memchr::memchr(b'\n', &hay[m..end]).map_or(end, |i| m + i);
+        if exact.matches(&hay[ls..le]) {
+            return Some(m);
+        }
+        if le >= end {
+            return None;
+        }
+        pos = le + 1;
     }
 }
 
@@ -334,7 +427,9 @@ fn compile(hirs: &[Hir], kind: MatchKind) -> Result<Option<Regex>, QueryError> {
 pub struct Query {
     include_hirs: Vec<Hir>,
     include: Option<Regex>,
+    include_exact: Option<Exact>,
     exclude: Option<Regex>,
+    exclude_exact: Option<Exact>,
     invert: bool,
     longest: std::sync::OnceLock<Result<LongestMatcher, QueryError>>,
     only_matching_quirk: bool,
@@ -366,6 +461,11 @@ impl Query {
     /// patterns, if it cannot: GNU's DFA and glibc regex disagree on a
     /// repetition with nothing to repeat (`*a`) or a repeated anchor (`^*`).
     pub fn only_matching_refusal(&self) -> Option<&'static str> {
+        if self.include_exact.is_some() {
+            return Some(
+                "-o, --color and --json with back-references (where glibc's regex puts each match)",
+            );
+        }
         self.only_matching_quirk.then_some(
             "-o with a repetition operator that has nothing to repeat or repeats an anchor \
              (GNU grep's two matchers disagree on where such matches are)",
@@ -387,7 +487,10 @@ impl Query {
     pub fn include_matches(&self, line: &[u8]) -> bool {
         match &self.include {
             None => false,
-            Some(re) => re.is_match(Input::new(line).earliest(true)),
+            Some(re) => {
+                re.is_match(Input::new(line).earliest(true))
+                    && self.include_exact.as_ref().is_none_or(|e| e.matches(line))
+            }
         }
     }
 
@@ -395,7 +498,10 @@ impl Query {
     pub fn exclude_matches(&self, line: &[u8]) -> bool {
         match &self.exclude {
             None => false,
-            Some(re) => re.is_match(Input::new(line).earliest(true)),
+            Some(re) => {
+                re.is_match(Input::new(line).earliest(true))
+                    && self.exclude_exact.as_ref().is_none_or(|e| e.matches(line))
+            }
         }
     }
 
@@ -408,15 +514,13 @@ impl Query {
     /// look-around context from the whole of `hay`. Used by the scanners.
     pub(crate) fn find_include_end(&self, hay: &[u8], start: usize, end: usize) -> Option<usize> {
         let re = self.include.as_ref()?;
-        let input = Input::new(hay).range(start..end).earliest(true);
-        re.search_half(&input).map(|m| m.offset())
+        find_exact_end(re, self.include_exact.as_ref(), hay, start, end)
     }
 
     /// The end offset of some exclude match in `hay[start..end]`.
     pub(crate) fn find_exclude_end(&self, hay: &[u8], start: usize, end: usize) -> Option<usize> {
         let re = self.exclude.as_ref()?;
-        let input = Input::new(hay).range(start..end).earliest(true);
-        re.search_half(&input).map(|m| m.offset())
+        find_exact_end(re, self.exclude_exact.as_ref(), hay, start, end)
     }
 
     fn longest(&self) -> Result<&LongestMatcher, QueryError> {
@@ -465,6 +569,17 @@ impl Query {
     /// Leftmost-longest include matches in `line`, as GNU grep's `-o` and
     /// `--color` report them: non-empty matches only, left to right.
     pub fn matches(&self, line: &[u8]) -> Result<Vec<(usize, usize)>, QueryError> {
+        if let Some(why) = self
+            .include_exact
+            .as_ref()
+            .and(self.only_matching_refusal())
+        {
+            return Err(QueryError {
+                pattern: None,
+                message: format!("{why} is not supported"),
+                unsupported: true,
+            });
+        }
         let mut out = Vec::new();
         let Some(re) = &self.include else {
             return Ok(out);

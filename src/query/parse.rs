@@ -57,6 +57,9 @@ pub struct Quirks {
     /// An unmatched `)` in ERE: with `-w`/`-x` grep wraps the pattern in
     /// parentheses textually and the `)` closes the wrapper.
     pub stray_close: bool,
+    /// A back-reference (`\1`): the translation is loosened, a superset of
+    /// the lines the pattern matches.
+    pub backref: bool,
 }
 
 /// Flags that change how every pattern is translated.
@@ -615,11 +618,16 @@ impl<'a> Parser<'a> {
         let atom = match e {
             b'(' if !self.ere => return self.group(depth),
             b'1'..=b'9' => {
-                return Err(PatternError::Unsupported(format!(
-                    "back-reference \\{} is not supported (grail runs only patterns it can match \
-                     exactly with a finite automaton)",
-                    e as char
-                )))
+                // No automaton matches a back-reference: the pattern is
+                // loosened here (the reference matches any bytes) and each
+                // candidate line is decided by glibc's regex, as grep does.
+                self.quirks.backref = true;
+                Hir::repetition(Repetition {
+                    min: 0,
+                    max: None,
+                    greedy: true,
+                    sub: Box::new(class_hir(ranges(&[(0, 255)]), false)),
+                })
             }
             b'w' => class_hir(word_class(), false),
             b'W' => class_hir(negated(word_class()), false),
