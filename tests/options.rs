@@ -522,3 +522,82 @@ fn null_data_records_match_grep() {
         fails.join("\n")
     );
 }
+
+/// `-P` against grep -P (the same PCRE2 options: DOLLAR_ENDONLY, CASELESS,
+/// MATCH_LINE, grep's -w wrapper) on real logs and the small edge files.
+#[test]
+fn perl_patterns_match_grep() {
+    let loghub = common::shared("testdata/loghub");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    common::write_small_logs(d);
+    for f in ["Linux_2k.log", "OpenSSH_2k.log", "Apache_2k.log"] {
+        std::fs::copy(loghub.join(f), d.join(f)).unwrap();
+    }
+    let pats = [
+        r"\d{2}:\d{2}",
+        r"(?<=user )\w+",
+        r"fail(ed|ure)?",
+        r"(?i)error",
+        r"\bport \d+\b",
+        r"^\w{3} +\d",
+        r"(\w+) \1",
+        r"a.*?b",
+        r"(?>a+)b",
+        r"\s$",
+        r"",
+        r"x*",
+        r"[[:upper:]]{4,}",
+        r"Error\r?$",
+        r"(?!Error)E\w+",
+    ];
+    let opts = [
+        "-o",
+        "-w",
+        "-x",
+        "-i",
+        "-v",
+        "-c",
+        "-n",
+        "-b",
+        "--color=always",
+        "-h",
+    ];
+    let files = [
+        "Linux_2k.log",
+        "OpenSSH_2k.log",
+        "Apache_2k.log",
+        "v1",
+        "t1",
+        "bin1",
+        "-",
+    ];
+    let mut rng = Rng(0x9e11_0f9c);
+    let mut fails = Vec::new();
+    let mut checked = 0;
+    for _ in 0..250 {
+        let mut args = vec!["-P".to_string()];
+        args.extend(rng.pick(&opts, 3).into_iter().map(String::from));
+        args.push("-e".into());
+        args.push(pats[rng.below(pats.len())].into());
+        args.extend(rng.pick(&files, 2).into_iter().map(String::from));
+        checked += 1;
+        let want = run("grep", &args, d, b"stdin Error\nfoo foo\n");
+        let got = run(common::GRAIL, &args, d, b"stdin Error\nfoo foo\n");
+        if want.stdout != got.stdout || want.status.code() != got.status.code() {
+            fails.push(format!(
+                "grail {}: grep {:?}, grail {:?} {}",
+                shell_words::join(&args),
+                want.status.code(),
+                got.status.code(),
+                String::from_utf8_lossy(&got.stderr)
+            ));
+        }
+    }
+    assert!(
+        fails.is_empty(),
+        "{} of {checked} -P command lines differ from grep:\n{}",
+        fails.len(),
+        fails.join("\n")
+    );
+}

@@ -319,7 +319,6 @@ fn refused_constructs_exit_2_and_name_the_part() {
         ("grep x f.log | tail -c 10", "tail -c"),
         ("grep x f.log | wc -c", "wc -c"),
         ("grep x f.log | tail -n 3 | grep y", "after tail/head"),
-        ("grep -P 'x' f.log", "-P"),
         ("grep x f.log | grep -r -v y", "grep -r reading a pipe"),
         ("cat f.log | grep -r y", "grep -r reading a pipe"),
         ("grep -N x f.log", "grep does not have"),

@@ -223,10 +223,6 @@ fn num(v: OsString, what: &str) -> Result<u64, UsageError> {
         .map_err(|_| UsageError(format!("invalid {what} argument '{s}'")))
 }
 
-fn refuse(what: &str, why: &str) -> UsageError {
-    UsageError(format!("{what} is not supported: {why}"))
-}
-
 /// grep refuses two different matchers (`-E -F`); the same one twice is fine.
 fn set_syntax(a: &mut Args, s: Syntax) -> Result<(), UsageError> {
     match a.syntax {
@@ -420,12 +416,7 @@ fn matching_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result
         S('E') | L("extended-regexp") => set_syntax(a, Syntax::Extended)?,
         S('F') | L("fixed-strings") | L("fixed-regexp") => set_syntax(a, Syntax::Fixed)?,
         S('G') | L("basic-regexp") => set_syntax(a, Syntax::Basic)?,
-        S('P') | L("perl-regexp") => {
-            return Err(refuse(
-                "-P",
-                "Perl regular expressions have no exact automaton translation",
-            ))
-        }
+        S('P') | L("perl-regexp") => set_syntax(a, Syntax::Perl)?,
         S('N') | L("not") => a.excludes.push((None, p.value()?.into_vec())),
         L("not-E") => a
             .excludes

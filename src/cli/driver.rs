@@ -301,6 +301,9 @@ impl Driver<'_, '_> {
                 input: input.as_mut(),
             };
             let res = job.search(self, opened);
+            if let Some(why) = self.plan.q.take_failure() {
+                self.error(name, &why);
+            }
             let Some(s) = self.outcome(name, res) else {
                 continue;
             };

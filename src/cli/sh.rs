@@ -458,6 +458,7 @@ pub fn explain(p: &Pipeline) -> String {
             Syntax::Basic => "BRE",
             Syntax::Extended => "ERE",
             Syntax::Fixed => "fixed",
+            Syntax::Perl => "PCRE",
         };
         let role = if i == 0 {
             if a.invert {

@@ -7,6 +7,7 @@
 
 mod gnu_regex;
 mod parse;
+mod pcre;
 
 pub use parse::{PatternError, Syntax};
 
@@ -229,7 +230,18 @@ impl QueryBuilder {
                     PatternError::Invalid(m) => err(m, false),
                     PatternError::Unsupported(m) => err(m, true),
                 })?;
-                if q.backref {
+                if syn == Syntax::Perl {
+                    if null_data {
+                        return Err(err("-P with -z".into(), true));
+                    }
+                    let pc = pcre::PcrePattern::new(p, flags.ignore_case, flags.word, flags.line)
+                        .map_err(|m| QueryError {
+                        pattern: None,
+                        message: m,
+                        unsupported: false,
+                    })?;
+                    t.perl.push(pc);
+                } else if q.backref {
                     if null_data {
                         return Err(err("back-references with -z".into(), true));
                     }
@@ -251,6 +263,19 @@ impl QueryBuilder {
             }
             Ok::<_, QueryError>(t)
         };
+        if self
+            .includes
+            .iter()
+            .filter(|(s, _)| *s == Syntax::Perl)
+            .count()
+            > 1
+        {
+            return Err(QueryError {
+                pattern: None,
+                message: "the -P option only supports a single pattern".into(),
+                unsupported: false,
+            });
+        }
         let inc = translate_all(&mut self.includes.iter().map(|(s, p)| (*s, self.flags, p)))?;
         let exc = translate_all(
             &mut self
@@ -286,6 +311,8 @@ struct Translated {
     plain: Vec<Hir>,
     /// The patterns with back-references, compiled by glibc.
     gnu: Vec<gnu_regex::GnuPattern>,
+    /// The `-P` pattern, compiled by PCRE2.
+    perl: Vec<pcre::PcrePattern>,
     quirks: parse::Quirks,
 }
 
@@ -293,12 +320,13 @@ impl Translated {
     /// The exact check for lines the loosened automaton finds, when a
     /// pattern has a back-reference.
     fn exact(self) -> Result<Option<Exact>, QueryError> {
-        if self.gnu.is_empty() {
+        if self.gnu.is_empty() && self.perl.is_empty() {
             return Ok(None);
         }
         Ok(Some(Exact {
             plain: compile(&self.plain, MatchKind::LeftmostFirst)?,
             gnu: self.gnu,
+            perl: self.perl,
         }))
     }
 }
@@ -309,6 +337,7 @@ impl Translated {
 struct Exact {
     plain: Option<Regex>,
     gnu: Vec<gnu_regex::GnuPattern>,
+    perl: Vec<pcre::PcrePattern>,
 }
 
 impl Exact {
@@ -317,6 +346,7 @@ impl Exact {
             .as_ref()
             .is_some_and(|re| re.is_match(Input::new(line).earliest(true)))
             || self.gnu.iter().any(|g| g.matches_line(line))
+            || self.perl.iter().any(|p| p.matches_line(line))
     }
 }
 
@@ -461,7 +491,11 @@ impl Query {
     /// patterns, if it cannot: GNU's DFA and glibc regex disagree on a
     /// repetition with nothing to repeat (`*a`) or a repeated anchor (`^*`).
     pub fn only_matching_refusal(&self) -> Option<&'static str> {
-        if self.include_exact.is_some() {
+        if self
+            .include_exact
+            .as_ref()
+            .is_some_and(|e| !e.gnu.is_empty())
+        {
             return Some(
                 "-o, --color and --json with back-references (where glibc's regex puts each match)",
             );
@@ -476,6 +510,14 @@ impl Query {
     /// its newline, followed by another newline.
     pub fn word_and_line(&self) -> bool {
         self.word_and_line
+    }
+
+    /// What PCRE2 gave up on since the last call (a match limit on some
+    /// line, which then did not match), if anything: grep stops there with
+    /// this message.
+    pub fn take_failure(&self) -> Option<String> {
+        let e = self.include_exact.as_ref()?;
+        e.perl.iter().find_map(|p| p.take_failure())
     }
 
     /// True when there are exclude patterns.
@@ -581,6 +623,23 @@ impl Query {
             });
         }
         let mut out = Vec::new();
+        if let Some(p) = self.include_exact.as_ref().and_then(|e| e.perl.first()) {
+            // grep -P's -o: PCRE2's next match from where the last ended
+            // (one byte on after an empty one).
+            let mut pos = 0;
+            while pos < line.len() {
+                let Some((s, e)) = p.find_at(line, pos) else {
+                    break;
+                };
+                if e == s {
+                    pos = s + 1;
+                    continue;
+                }
+                out.push((s, e));
+                pos = e;
+            }
+            return Ok(out);
+        }
         let Some(re) = &self.include else {
             return Ok(out);
         };

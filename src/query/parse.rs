@@ -32,6 +32,8 @@ pub enum Syntax {
     Extended,
     /// Fixed strings (`grep -F`).
     Fixed,
+    /// Perl-compatible regular expressions (`grep -P`), run by PCRE2.
+    Perl,
 }
 
 /// Why a pattern could not be translated.
@@ -90,6 +92,9 @@ pub fn translate_quirks(
     let mut quirks = Quirks::default();
     let core = match syntax {
         Syntax::Fixed => literal_hir(pattern, flags.ignore_case),
+        // PCRE2 decides every line (see `query::pcre`): the automaton's part
+        // matches them all.
+        Syntax::Perl => return Ok((Hir::empty(), quirks)),
         Syntax::Basic | Syntax::Extended => {
             let mut p = Parser {
                 pat: pattern,
