@@ -729,7 +729,7 @@ fn poll_ready(fd: RawFd) -> bool {
 }
 
 /// `kill(pid, 0)` succeeds (or is refused: it exists) and it is no zombie.
-fn process_alive(pid: i32) -> bool {
+pub(crate) fn process_alive(pid: i32) -> bool {
     if pid <= 0 {
         return false;
     }

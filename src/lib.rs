@@ -51,7 +51,7 @@ pub mod search;
 pub mod source;
 pub mod timewin;
 
-pub use query::{Query, QueryBuilder, QueryError, Syntax};
+pub use query::{locale_is_utf8, locale_name, Query, QueryBuilder, QueryError, Syntax};
 pub use scan::ScanConfig;
 pub use search::{BinaryMode, Line, Outcome, SearchError, SearchOptions};
 

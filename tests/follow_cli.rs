@@ -185,7 +185,8 @@ fn follow_refuses_what_it_cannot_follow() {
     for args in [
         vec!["--follow", "x"],
         vec!["--follow", "-c", "x", "a"],
-        vec!["--follow", "x", "nosuch"],
+        vec!["--follow", "-r", "x", "a"],
+        vec!["--follow", "-z", "x", "a"],
         vec!["--until", "y", "x", "-"],
         vec!["--timeout", "1s", "x", "a"],
     ] {
@@ -271,4 +272,43 @@ fn json_follow_ends_with_one_summary_of_both_parts() {
         .last()
         .unwrap()
         .starts_with("{\"type\":\"summary\""));
+}
+
+#[test]
+fn follow_waits_for_a_file_that_is_not_there_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let g = grail(
+        d,
+        &[
+            "--follow",
+            "--until",
+            "ready",
+            "ERROR|ready",
+            "-E",
+            "later.log",
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let mut w = writer(
+        d,
+        "printf 'boot\\nERROR first\\n' > later.log; sleep 0.3; printf 'ERROR second\\nready\\n' >> later.log",
+    );
+    let out = finish(g, Duration::from_secs(20));
+    w.wait().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ERROR first\nERROR second\nready\n"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("waiting for it to appear").count(),
+        1,
+        "said once: {err}"
+    );
+    // --timeout ends the wait.
+    let g = grail(d, &["--follow", "--timeout", "200ms", "x", "never.log"]);
+    let out = finish(g, Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(124), "{out:?}");
 }

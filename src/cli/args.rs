@@ -113,6 +113,8 @@ pub struct Args {
     pub version: bool,
     /// -r, -R, -d, -D, --include, --exclude, --exclude-from, --exclude-dir
     pub walk: walk::Settings,
+    /// The locale (`LC_ALL`, `LC_CTYPE`, `LANG`) is a UTF-8 one.
+    pub utf8: bool,
 }
 
 /// When to colour the output (`--color`).
@@ -720,6 +722,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, UsageError> {
         a.patterns.push(operands.remove(0).as_bytes().to_vec());
     }
     a.files = operands;
+    a.utf8 = crate::query::locale_is_utf8();
     if a.timeout.is_some() && !a.follow {
         return Err(UsageError(
             "--timeout applies to --follow (and --until/--pid)".into(),

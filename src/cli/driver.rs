@@ -301,6 +301,19 @@ impl Driver<'_, '_> {
                 input: input.as_mut(),
             };
             let res = job.search(self, opened);
+            if let Some(at) = fmt
+                .bad_utf8
+                .as_ref()
+                .map(|a| a.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                if at != u64::MAX && !self.plan.args.no_messages {
+                    self.say(&format!(
+                        "grail: {}: a printed line at offset {at} is not valid UTF-8 (GNU grep leaves \
+                         such lines out and says \"binary file matches\"; grail prints them as they are)",
+                        String::from_utf8_lossy(name)
+                    ));
+                }
+            }
             if let Some(why) = self.plan.q.take_failure() {
                 self.error(name, &why);
             }
@@ -364,6 +377,11 @@ impl Driver<'_, '_> {
             _ => None,
         };
         let mut fmt = self.plan.fmt.clone();
+        if self.plan.args.utf8 && self.plan.opts.binary != BinaryMode::Text {
+            fmt.bad_utf8 = Some(std::sync::Arc::new(std::sync::atomic::AtomicU64::new(
+                u64::MAX,
+            )));
+        }
         if fmt.tab_width.is_some() {
             let size = match input {
                 Some(Input::Whole(bytes)) if !piped => Some(bytes.len() as u64),

@@ -433,6 +433,7 @@ fn prepare(args: &Args) -> Result<(Option<Query>, Vec<Followed>), i32> {
     }
     let until = match &args.until {
         Some(p) => match QueryBuilder::new()
+            .utf8(args.utf8)
             .syntax(args.syntax.unwrap_or(Syntax::Basic))
             .ignore_case(args.ignore_case)
             .include(p)
@@ -443,6 +444,7 @@ fn prepare(args: &Args) -> Result<(Option<Query>, Vec<Followed>), i32> {
         },
         None => None,
     };
+    wait_for_files(args)?;
     let followed = args
         .files
         .iter()
@@ -450,6 +452,47 @@ fn prepare(args: &Args) -> Result<(Option<Query>, Vec<Followed>), i32> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| refuse(&e))?;
     Ok((until, followed))
+}
+
+/// As `tail -F` does, wait for named files that do not exist yet (a server
+/// that has not started), saying so once per file; `--timeout` and `--pid`
+/// still end the wait. Following starts when all of them exist.
+fn wait_for_files(args: &Args) -> Result<(), i32> {
+    let started = Instant::now();
+    let missing = |f: &OsString| {
+        std::fs::symlink_metadata(f).is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+    };
+    let mut said = vec![false; args.files.len()];
+    while args.files.iter().any(missing) {
+        for (f, said) in args.files.iter().zip(&mut said) {
+            if !*said && missing(f) && !args.no_messages {
+                say!(
+                    "grail: {}: not there yet; waiting for it to appear",
+                    String::from_utf8_lossy(f.as_bytes())
+                );
+            }
+            *said = true;
+        }
+        if args.timeout.is_some_and(|t| started.elapsed() >= t) {
+            if !args.no_messages {
+                say!(
+                    "grail: --timeout {:?} passed before the files appeared",
+                    args.timeout.unwrap_or_default()
+                );
+            }
+            return Err(EXIT_TIMEOUT);
+        }
+        if let Some(pid) = args.pid {
+            if !crate::follow::process_alive(pid) {
+                if !args.no_messages {
+                    say!("grail: process {pid} exited before the files appeared");
+                }
+                return Err(EXIT_NONE);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Ok(())
 }
 
 /// 1. The initial part (the last `keep` selected lines of all files, up to

@@ -97,6 +97,7 @@ pub fn term_ok() -> bool {
 pub fn build_query(args: &Args) -> Result<Query, crate::QueryError> {
     let syntax = args.syntax.unwrap_or(Syntax::Basic);
     let mut b = QueryBuilder::new()
+        .utf8(args.utf8)
         .syntax(syntax)
         .ignore_case(args.ignore_case)
         .word(args.word)
@@ -318,6 +319,7 @@ fn format(args: &Args, q: &Query, many: bool, phase: &Phase) -> Result<Format, S
         base_line: phase.base_line,
         tab_width: args.initial_tab.then_some(INTMAX_DIGITS),
         null_data: args.null_data,
+        bad_utf8: None,
     };
     if args.json {
         fmt.json = Some(std::sync::Arc::new(json_spec(args, fmt.color.is_some())?));
@@ -349,6 +351,7 @@ fn json_spec(args: &Args, color: bool) -> Result<printer::JsonSpec, Stop> {
         .iter()
         .filter_map(|p| {
             QueryBuilder::new()
+                .utf8(args.utf8)
                 .syntax(syntax)
                 .ignore_case(args.ignore_case)
                 .word(args.word)

@@ -113,6 +113,7 @@ impl ExcludeProbe {
         let syntax = args.syntax.unwrap_or(Syntax::Basic);
         let base = || {
             QueryBuilder::new()
+                .utf8(args.utf8)
                 .syntax(syntax)
                 .ignore_case(args.ignore_case)
                 .word(args.word)
@@ -134,6 +135,7 @@ impl ExcludeProbe {
         }
         for (s, [i, w, x], p) in &args.stage_excludes {
             let b = QueryBuilder::new()
+                .utf8(args.utf8)
                 .include("x")
                 .exclude_with_flags(*s, p, *i, *w, *x);
             excludes.push((String::from_utf8_lossy(p).into_owned(), b.build().ok()?));

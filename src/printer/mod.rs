@@ -53,6 +53,10 @@ pub struct Format {
     /// `-z`: the lines searched are NUL-terminated records with NUL and
     /// newline swapped; they are printed swapped back, each ended by a NUL.
     pub null_data: bool,
+    /// In a UTF-8 locale (grep's binary-file rule): the smallest offset of a
+    /// printed line that is not valid UTF-8, where grep would have stopped
+    /// printing (`u64::MAX`: none yet). grail prints such lines as they are.
+    pub bad_utf8: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 /// What `--json` needs to say which include pattern matched a line.
@@ -394,6 +398,18 @@ impl Format {
         out.push(b'\n');
     }
 
+    /// Note a printed line that is not valid UTF-8 (see `bad_utf8`).
+    fn check_utf8(&self, bytes: &[u8], offset: u64) {
+        if let Some(first) = &self.bad_utf8 {
+            if !bytes.is_ascii() && std::str::from_utf8(bytes).is_err() {
+                first.fetch_min(
+                    offset + self.base_offset,
+                    std::sync::atomic::Ordering::Relaxed,
+                );
+            }
+        }
+    }
+
     /// A line's text (`-z`: with NUL and newline swapped back).
     fn text(&self, out: &mut Vec<u8>, bytes: &[u8]) {
         if self.null_data {
@@ -425,6 +441,9 @@ impl Format {
         } = *line;
         if self.json.is_some() {
             return self.push_json_kind(out, q, line);
+        }
+        if !self.only_matching {
+            self.check_utf8(bytes, offset);
         }
         let sep = if selected { b':' } else { b'-' };
         let invert = q.is_inverted();
@@ -477,6 +496,7 @@ impl Format {
                 }
                 for (s, e) in q.matches(bytes).unwrap_or_default() {
                     if self.only_matching {
+                        self.check_utf8(&bytes[s..e], offset + s as u64);
                         self.head(out, name, number, offset + s as u64, msep, e - s);
                     } else {
                         if let Some(c) = c {
@@ -532,6 +552,7 @@ impl Format {
         number: u64,
         offset: u64,
     ) {
+        self.check_utf8(bytes, offset);
         self.prefix(out, name, number, offset, bytes.len());
         self.text(out, bytes);
         self.eol(out);
@@ -539,6 +560,16 @@ impl Format {
 
     /// Append the records of `line`, each as its own `Vec`, to `recs`.
     pub fn records(&self, recs: &mut Vec<Vec<u8>>, q: &Query, name: &[u8], line: &Line) {
+        if self.only_matching {
+            // grep checks what it prints: each match.
+            if let Ok(ms) = q.matches(&line.bytes) {
+                for (s, e) in ms {
+                    self.check_utf8(&line.bytes[s..e], line.offset + s as u64);
+                }
+            }
+        } else {
+            self.check_utf8(&line.bytes, line.offset);
+        }
         if self.json.is_some() {
             let mut r = Vec::new();
             self.push_json(&mut r, q, name, &line.bytes, line.number, line.offset);

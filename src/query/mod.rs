@@ -6,8 +6,11 @@
 //! prefilters); excludes are only ever run on a candidate line.
 
 mod gnu_regex;
+mod locale;
 mod parse;
 mod pcre;
+
+pub use locale::{locale_is_utf8, locale_name};
 
 pub use parse::{PatternError, Syntax};
 
@@ -146,6 +149,7 @@ impl QueryBuilder {
             word,
             line,
             null_data: false,
+            utf8: false,
         };
         for p in split_lines(pattern.as_ref()) {
             self.excludes.push((Some(syntax), Some(f), p));
@@ -188,6 +192,23 @@ impl QueryBuilder {
         self
     }
 
+    /// Read patterns as grep does in a UTF-8 locale (see [`locale_is_utf8`]):
+    /// `.` and bracket expressions match whole characters, never a byte
+    /// that is not UTF-8; classes, `\w`, `\s` and `-i` follow the C
+    /// library's tables for the locale. `-w`, `\b`, `\B`, `\<` and `\>`
+    /// are refused there for now.
+    ///
+    /// ```
+    /// use grail::QueryBuilder;
+    /// let q = QueryBuilder::new().utf8(true).ignore_case(true).include("é.").build().unwrap();
+    /// assert!(q.is_selected("ÉCHEC".as_bytes()) == false);
+    /// assert!(q.is_selected("Éé".as_bytes()));
+    /// ```
+    pub fn utf8(mut self, yes: bool) -> Self {
+        self.flags.utf8 = yes;
+        self
+    }
+
     /// `-v`: select lines that no include pattern matches.
     pub fn invert(mut self, yes: bool) -> Self {
         self.invert = yes;
@@ -221,6 +242,7 @@ impl QueryBuilder {
             let mut t = Translated::default();
             for (syn, mut flags, p) in pats {
                 flags.null_data = null_data;
+                flags.utf8 = self.flags.utf8;
                 let err = |message: String, unsupported| QueryError {
                     pattern: Some(String::from_utf8_lossy(p).into_owned()),
                     message,

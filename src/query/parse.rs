@@ -11,7 +11,9 @@
 //! matches `\n`, so a match can never cross a line, and `^`/`$` are the
 //! line-anchored look-arounds `StartLF`/`EndLF`.
 
-use regex_syntax::hir::{Class, ClassBytes, ClassBytesRange, Hir, Look, Repetition};
+use regex_syntax::hir::{
+    Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir, Look, Repetition,
+};
 
 /// The largest repetition count GNU regex accepts (`RE_DUP_MAX`).
 const RE_DUP_MAX: u32 = 0x7fff;
@@ -75,6 +77,9 @@ pub struct Flags {
     pub line: bool,
     /// `-z`: the data has NUL and newline swapped (records end in `\n`).
     pub null_data: bool,
+    /// A UTF-8 locale: `.` and bracket expressions match characters, and
+    /// classes and case follow the C library's tables for the locale.
+    pub utf8: bool,
 }
 
 /// Translate one pattern (no newlines: the caller splits on them) into HIR.
@@ -91,6 +96,7 @@ pub fn translate_quirks(
 ) -> Result<(Hir, Quirks), PatternError> {
     let mut quirks = Quirks::default();
     let core = match syntax {
+        Syntax::Fixed if flags.utf8 && flags.ignore_case => utf8_literal_hir(pattern),
         Syntax::Fixed => literal_hir(pattern, flags.ignore_case),
         // PCRE2 decides every line (see `query::pcre`): the automaton's part
         // matches them all.
@@ -101,6 +107,7 @@ pub fn translate_quirks(
                 pos: 0,
                 ere: syntax == Syntax::Extended,
                 icase: flags.ignore_case,
+                utf8: flags.utf8,
                 quirks: Quirks::default(),
             };
             let hir = p.parse_alternation(0)?;
@@ -116,6 +123,9 @@ pub fn translate_quirks(
     // nest without groups, so the depth of the result is checked too.
     if depth(&core) > MAX_NESTING {
         return Err(too_deep());
+    }
+    if flags.utf8 && flags.word {
+        return Err(PatternError::Unsupported(UTF8_WORDS.into()));
     }
     if quirks.stray_close && (flags.word || flags.line) {
         return Err(PatternError::Unsupported(
@@ -162,6 +172,20 @@ fn terminated(h: Hir, null_data: bool) -> Hir {
             }
             Hir::class(Class::Bytes(ClassBytes::new(runs)))
         }
+        HirKind::Class(Class::Unicode(mut set)) => {
+            let has =
+                |set: &ClassUnicode, c: char| set.iter().any(|r| r.start() <= c && c <= r.end());
+            if null_data {
+                let (nul, nl) = (has(&set, '\0'), has(&set, '\n'));
+                set.difference(&ClassUnicode::new([ClassUnicodeRange::new('\0', '\0')]));
+                if nl {
+                    set.push(ClassUnicodeRange::new('\0', '\0'));
+                }
+                let _ = nul; // a NUL would become the newline, which no record holds
+            }
+            set.difference(&ClassUnicode::new([ClassUnicodeRange::new('\n', '\n')]));
+            Hir::class(Class::Unicode(set))
+        }
         HirKind::Literal(lit) if null_data => {
             Hir::literal(lit.0.iter().map(|&b| swap(b)).collect::<Vec<u8>>())
         }
@@ -182,8 +206,78 @@ fn terminated(h: Hir, null_data: bool) -> Hir {
         HirKind::Literal(lit) => Hir::literal(lit.0),
         HirKind::Look(l) => Hir::look(l),
         HirKind::Empty => Hir::empty(),
-        HirKind::Class(c) => Hir::class(c),
     }
+}
+
+/// Why word rules are refused in a UTF-8 locale.
+const UTF8_WORDS: &str =
+    "-w, \\b, \\B, \\< and \\> in a UTF-8 locale (grep's word characters there \
+     come from the C library's tables, which grail does not apply to word edges yet); \
+     LC_ALL=C gives grep's ASCII word rules";
+
+/// A literal in a UTF-8 locale with `-i`: each character as a class of
+/// itself and its case counterparts; bytes that are not UTF-8 as they are.
+fn utf8_literal_hir(bytes: &[u8]) -> Hir {
+    let mut items = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (c, n) = decode(rest);
+        items.push(match c {
+            Some(c) => utf8_char_hir(c, true),
+            None => Hir::literal(vec![rest[0]]),
+        });
+        rest = &rest[n..];
+    }
+    Hir::concat(items)
+}
+
+/// The character at the start of `b` and its length (`None`, 1: a byte
+/// that does not start a valid UTF-8 character).
+fn decode(b: &[u8]) -> (Option<char>, usize) {
+    let want = match b[0] {
+        0x00..=0x7F => 1,
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return (None, 1),
+    };
+    match b.get(..want).and_then(|s| std::str::from_utf8(s).ok()) {
+        Some(s) => (s.chars().next(), want),
+        None => (None, 1),
+    }
+}
+
+/// One character in a UTF-8 locale (`icase`: with its counterparts).
+fn utf8_char_hir(c: char, icase: bool) -> Hir {
+    if !icase {
+        let mut b = [0u8; 4];
+        return Hir::literal(c.encode_utf8(&mut b).as_bytes().to_vec());
+    }
+    let set: Vec<ClassUnicodeRange> = super::locale::counterparts(c)
+        .into_iter()
+        .map(|x| ClassUnicodeRange::new(x, x))
+        .collect();
+    Hir::class(Class::Unicode(ClassUnicode::new(set)))
+}
+
+/// Any character (a UTF-8 locale's `.`).
+fn any_char() -> Hir {
+    Hir::class(Class::Unicode(ClassUnicode::new([ClassUnicodeRange::new(
+        '\0',
+        char::MAX,
+    )])))
+}
+
+/// A class of the UTF-8 locale, or its complement.
+fn utf8_class(name: &[u8], extra: Option<char>, negate: bool) -> Hir {
+    let mut set = super::locale::class(name).unwrap_or_else(ClassUnicode::empty);
+    if let Some(c) = extra {
+        set.push(ClassUnicodeRange::new(c, c));
+    }
+    if negate {
+        set.negate();
+    }
+    Hir::class(Class::Unicode(set))
 }
 
 /// Apply `-x` / `-w` around a translated pattern.
@@ -327,6 +421,7 @@ struct Parser<'a> {
     pos: usize,
     ere: bool,
     icase: bool,
+    utf8: bool,
     quirks: Quirks,
 }
 
@@ -563,11 +658,19 @@ impl<'a> Parser<'a> {
         match c {
             b'.' => {
                 self.pos += 1;
-                Ok(Piece::Atom(class_hir(ranges(&[(0, 255)]), false)))
+                Ok(Piece::Atom(if self.utf8 {
+                    any_char()
+                } else {
+                    class_hir(ranges(&[(0, 255)]), false)
+                }))
             }
             b'[' => {
                 self.pos += 1;
-                Ok(Piece::Atom(self.parse_bracket()?))
+                Ok(Piece::Atom(if self.utf8 {
+                    self.parse_bracket_utf8()?
+                } else {
+                    self.parse_bracket()?
+                }))
             }
             b'^' => {
                 self.pos += 1;
@@ -596,6 +699,14 @@ impl<'a> Parser<'a> {
                 self.group(depth)
             }
             b'\\' => self.parse_escape(depth),
+            _ if self.utf8 && (c >= 0x80 || (self.icase && c.is_ascii_alphabetic())) => {
+                let (ch, n) = decode(&self.pat[self.pos..]);
+                self.pos += n;
+                Ok(Piece::Atom(match ch {
+                    Some(ch) => utf8_char_hir(ch, self.icase),
+                    None => Hir::literal(vec![c]),
+                }))
+            }
             _ => {
                 self.pos += 1;
                 Ok(Piece::Atom(byte_hir(c, self.icase)))
@@ -634,6 +745,13 @@ impl<'a> Parser<'a> {
                     sub: Box::new(class_hir(ranges(&[(0, 255)]), false)),
                 })
             }
+            b'w' if self.utf8 => utf8_class(b"alnum", Some('_'), false),
+            b'W' if self.utf8 => utf8_class(b"alnum", Some('_'), true),
+            b's' if self.utf8 => utf8_class(b"space", None, false),
+            b'S' if self.utf8 => utf8_class(b"space", None, true),
+            b'b' | b'B' | b'<' | b'>' if self.utf8 => {
+                return Err(PatternError::Unsupported(UTF8_WORDS.into()))
+            }
             b'w' => class_hir(word_class(), false),
             b'W' => class_hir(negated(word_class()), false),
             b's' => class_hir(space_class(), false),
@@ -645,12 +763,145 @@ impl<'a> Parser<'a> {
             b'`' => Hir::look(Look::StartLF),
             b'\'' => Hir::look(Look::EndLF),
             // Anything else escaped is itself (GNU 3.8 warns about stray `\`).
+            other
+                if self.utf8 && (other >= 0x80 || (self.icase && other.is_ascii_alphabetic())) =>
+            {
+                self.pos -= 1;
+                let (ch, n) = decode(&self.pat[self.pos..]);
+                self.pos += n;
+                match ch {
+                    Some(ch) => utf8_char_hir(ch, self.icase),
+                    None => Hir::literal(vec![other]),
+                }
+            }
             other => byte_hir(other, self.icase),
         };
         Ok(Piece::Atom(atom))
     }
 
     /// Parse a bracket expression; `self.pos` is just after `[`.
+    /// A bracket expression in a UTF-8 locale: its members are characters
+    /// (a byte that is not UTF-8 is no member: such bytes never match a
+    /// bracket in grep), classes come from the C library, and a range or
+    /// collating element must be ASCII (grep: "Invalid collation
+    /// character" otherwise). `self.pos` is just after `[`.
+    fn parse_bracket_utf8(&mut self) -> Result<Hir, PatternError> {
+        const UNMATCHED: &str = "Unmatched [, [^, [:, [., or [=";
+        const COLLATION: &str = "Invalid collation character";
+        let p = self.pat;
+        let mut i = self.pos;
+        let negate = p.get(i) == Some(&b'^');
+        if negate {
+            i += 1;
+        }
+        let content_start = i;
+        let mut set = ClassUnicode::empty();
+        let mut first = true;
+        let mut prev: Option<char> = None;
+        let push = |set: &mut ClassUnicode, a: char, b: char| {
+            set.push(ClassUnicodeRange::new(a, b));
+        };
+        loop {
+            let Some(&c) = p.get(i) else {
+                return Err(invalid(UNMATCHED));
+            };
+            if c == b']' && !first {
+                break;
+            }
+            first = false;
+            if c == b'[' && matches!(p.get(i + 1), Some(b':' | b'=' | b'.')) {
+                let kind = p[i + 1];
+                let body = i + 2;
+                let j = bracket_item_end(p, body, kind)?;
+                let name = &p[body..j];
+                i = j + 2;
+                if kind == b':' {
+                    // grep's DFA: with -i, upper and lower mean alpha.
+                    let name: &[u8] = if self.icase && matches!(name, b"upper" | b"lower") {
+                        b"alpha"
+                    } else {
+                        name
+                    };
+                    let cls = super::locale::class(name)
+                        .filter(|_| named_class(name).is_some())
+                        .ok_or_else(|| invalid("Invalid character class name"))?;
+                    set.union(&cls);
+                    if p.get(i) == Some(&b'-') && p.get(i + 1) != Some(&b']') {
+                        return Err(invalid("Invalid range end"));
+                    }
+                    prev = None;
+                } else {
+                    if name.len() != 1 || !name[0].is_ascii() {
+                        return Err(invalid(COLLATION));
+                    }
+                    let ch = name[0] as char;
+                    push(&mut set, ch, ch);
+                    prev = Some(ch);
+                }
+                continue;
+            }
+            if c == b'-' && i != content_start && p.get(i + 1) != Some(&b']') {
+                let Some(lo) = prev else {
+                    return Err(invalid("Invalid range end"));
+                };
+                i += 1;
+                let hi = match p.get(i) {
+                    None => return Err(invalid(UNMATCHED)),
+                    Some(b'[') if matches!(p.get(i + 1), Some(b'.' | b'=')) => {
+                        let kind = p[i + 1];
+                        let body = i + 2;
+                        let j = bracket_item_end(p, body, kind)?;
+                        if j - body != 1 || !p[body].is_ascii() {
+                            return Err(invalid(COLLATION));
+                        }
+                        i = j + 2;
+                        p[body] as char
+                    }
+                    Some(b'[') if p.get(i + 1) == Some(&b':') => {
+                        return Err(invalid("Invalid range end"));
+                    }
+                    Some(&b) if b.is_ascii() => {
+                        i += 1;
+                        b as char
+                    }
+                    Some(_) => return Err(invalid(COLLATION)),
+                };
+                if !lo.is_ascii() {
+                    return Err(invalid(COLLATION));
+                }
+                if hi < lo {
+                    return Err(invalid("Invalid range end"));
+                }
+                push(&mut set, lo, hi);
+                prev = None;
+                if p.get(i) == Some(&b'-') && p.get(i + 1) != Some(&b']') {
+                    return Err(invalid("Invalid range end"));
+                }
+                continue;
+            }
+            let (ch, n) = decode(&p[i..]);
+            if let Some(ch) = ch {
+                push(&mut set, ch, ch);
+            }
+            prev = ch;
+            i += n;
+        }
+        let content = &p[content_start..i];
+        self.pos = i + 1;
+        if content.len() >= 2 && content[0] == b':' && content[content.len() - 1] == b':' {
+            return Err(invalid(
+                "character class syntax is [[:space:]], not [:space:]",
+            ));
+        }
+        if self.icase {
+            set = super::locale::fold(&set);
+        }
+        if negate {
+            set.negate();
+        }
+        Ok(Hir::class(Class::Unicode(set)))
+    }
+
     fn parse_bracket(&mut self) -> Result<Hir, PatternError> {
         const UNMATCHED: &str = "Unmatched [, [^, [:, [., or [=";
         let p = self.pat;
