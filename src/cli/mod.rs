@@ -69,6 +69,9 @@ pub fn run(mut argv: Vec<OsString>) -> i32 {
     if let Some(hint) = plan::exclude_syntax_hint(&args) {
         say!("grail: {hint}");
     }
+    if let Some(note) = plan::locale_note() {
+        say!("grail: {note}");
+    }
     let go = || match &args.sh {
         Some(line) => sh::run(line, &args),
         None if args.follow => follow::run(&args),

@@ -142,6 +142,16 @@ pub fn exclude_syntax_hint(args: &Args) -> Option<&'static str> {
         )
 }
 
+/// A locale that is neither C/POSIX nor UTF-8 (`en_US.ISO-8859-1`): grail
+/// reads it as C and says so (grep would use its single-byte tables).
+pub fn locale_note() -> Option<String> {
+    let name = crate::locale_name();
+    let plain = matches!(name.as_str(), "C" | "POSIX");
+    (!plain && !crate::locale_is_utf8()).then(|| {
+        format!("the locale {name} is not UTF-8: grail reads patterns and text as in the C locale")
+    })
+}
+
 /// How a plan could not be made: the exit status to end with (the message,
 /// if any, was printed).
 pub struct Stop(pub i32);

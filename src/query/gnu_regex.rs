@@ -127,6 +127,8 @@ pub struct GnuPattern {
     inner: Mutex<Compiled>,
     word: bool,
     line: bool,
+    /// Compiled and run in the UTF-8 locale (word characters from it too).
+    utf8: bool,
 }
 
 impl std::fmt::Debug for GnuPattern {
@@ -144,6 +146,7 @@ impl GnuPattern {
         icase: bool,
         word: bool,
         line: bool,
+        utf8: bool,
     ) -> Result<Self, String> {
         let mut syntax = if ere { SYNTAX_EGREP } else { SYNTAX_GREP };
         if icase {
@@ -152,7 +155,7 @@ impl GnuPattern {
         // SAFETY: an all-zero re_pattern_buffer is glibc's documented
         // starting state (no buffer, no fastmap, no translate table).
         let mut buf: PatternBuffer = unsafe { std::mem::zeroed() };
-        let err = {
+        let mut compile = || {
             let _turn = COMPILE.lock().unwrap_or_else(|e| e.into_inner());
             // SAFETY: `pattern` is valid for its length (it need not be
             // NUL-terminated) and `buf` is a zeroed buffer glibc fills.
@@ -160,6 +163,11 @@ impl GnuPattern {
                 re_set_syntax(syntax);
                 re_compile_pattern(pattern.as_ptr().cast(), pattern.len(), &mut buf)
             }
+        };
+        let err = if utf8 {
+            super::locale::with_utf8(&mut compile).ok_or("no UTF-8 locale could be loaded")?
+        } else {
+            compile()
         };
         if !err.is_null() {
             // SAFETY: glibc returns a static NUL-terminated message.
@@ -182,12 +190,21 @@ impl GnuPattern {
             }),
             word,
             line,
+            utf8,
         })
     }
 
     /// Whether `line` (without its newline) holds a match, as grep decides.
     /// Lines longer than glibc's offsets reach (2 GiB) never match.
     pub fn matches_line(&self, line: &[u8]) -> bool {
+        if self.utf8 {
+            return super::locale::with_utf8(|| self.decide(line)).unwrap_or(false);
+        }
+        self.decide(line)
+    }
+
+    /// [`matches_line`](Self::matches_line) in the current locale.
+    fn decide(&self, line: &[u8]) -> bool {
         let Ok(n) = c_int::try_from(line.len()) else {
             return false;
         };
@@ -211,14 +228,24 @@ impl GnuPattern {
         if self.line {
             return len == n;
         }
-        let word = |i: c_int| {
+        let ascii_word = |i: c_int| {
             (0..n).contains(&i) && {
                 let b = line[i as usize];
                 b.is_ascii_alphanumeric() || b == b'_'
             }
         };
+        // Whether the characters before `a` and at `b` are not word ones.
+        let edges = |a: c_int, b: c_int| {
+            if self.utf8 {
+                let w = |c: Option<char>| c.is_some_and(super::locale::is_word);
+                !w(super::locale::around(line, a as usize).0)
+                    && !w(super::locale::around(line, b as usize).1)
+            } else {
+                !ascii_word(b) && !ascii_word(a - 1)
+            }
+        };
         loop {
-            if !word(start + len) && !word(start - 1) {
+            if edges(start, start + len) {
                 return true;
             }
             let mut shorter = 0;

@@ -121,6 +121,38 @@ pub fn class(name: &[u8]) -> Option<ClassUnicode> {
     computed
 }
 
+/// Whether `c` is a word character in the UTF-8 locale (`_` or alnum).
+pub fn is_word(c: char) -> bool {
+    static ALNUM: OnceLock<ClassUnicode> = OnceLock::new();
+    if c == '_' {
+        return true;
+    }
+    let set = ALNUM.get_or_init(|| class(b"alnum").unwrap_or_else(ClassUnicode::empty));
+    let ranges = set.ranges();
+    let i = ranges.partition_point(|r| r.end() < c);
+    ranges.get(i).is_some_and(|r| r.start() <= c)
+}
+
+/// The character ending just before byte `i` of `line` and the one
+/// starting at `i`, each `None` at an edge or where the bytes are not
+/// UTF-8 (grep's `wordchar_prev`/`wordchar_next` then see no word).
+pub fn around(line: &[u8], i: usize) -> (Option<char>, Option<char>) {
+    let next = std::str::from_utf8(&line[i..line.len().min(i + 4)]).map_or_else(
+        |e| {
+            std::str::from_utf8(&line[i..i + e.valid_up_to()])
+                .ok()
+                .and_then(|s| s.chars().next())
+        },
+        |s| s.chars().next(),
+    );
+    let prev = (1..=4.min(i)).find_map(|k| {
+        std::str::from_utf8(&line[i - k..i])
+            .ok()
+            .and_then(|s| s.chars().next().filter(|c| c.len_utf8() == k))
+    });
+    (prev, next)
+}
+
 /// Lower-case letters without an upper-case letter of their own that
 /// `towupper` maps onto another's (gnulib's `lonesome_lower`).
 const LONESOME_LOWER: [u32; 19] = [

@@ -256,8 +256,7 @@ impl QueryBuilder {
                     if null_data {
                         return Err(err("-P with -z".into(), true));
                     }
-                    let pc = pcre::PcrePattern::new(p, flags.ignore_case, flags.word, flags.line)
-                        .map_err(|m| QueryError {
+                    let pc = pcre::PcrePattern::new(p, &flags).map_err(|m| QueryError {
                         pattern: None,
                         message: m,
                         unsupported: false,
@@ -273,6 +272,7 @@ impl QueryBuilder {
                         flags.ignore_case,
                         flags.word,
                         flags.line,
+                        flags.utf8,
                     )
                     .map_err(|m| err(m, false))?;
                     t.gnu.push(g);
@@ -519,7 +519,8 @@ impl Query {
             .is_some_and(|e| !e.gnu.is_empty())
         {
             return Some(
-                "-o, --color and --json with back-references (where glibc's regex puts each match)",
+                "-o, --color and --json with back-references, or in a UTF-8 locale with -w, \\b, \\B, \\< \
+                 or \\> (glibc's regex decides those lines)",
             );
         }
         self.only_matching_quirk.then_some(

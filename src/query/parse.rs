@@ -61,8 +61,9 @@ pub struct Quirks {
     /// An unmatched `)` in ERE: with `-w`/`-x` grep wraps the pattern in
     /// parentheses textually and the `)` closes the wrapper.
     pub stray_close: bool,
-    /// A back-reference (`\1`): the translation is loosened, a superset of
-    /// the lines the pattern matches.
+    /// A back-reference (`\1`), or in a UTF-8 locale a word edge (`\b`,
+    /// `\<`…) or `-w`: the translation is loosened, a superset of the lines
+    /// the pattern matches, and glibc's regex decides each candidate line.
     pub backref: bool,
 }
 
@@ -124,8 +125,10 @@ pub fn translate_quirks(
     if depth(&core) > MAX_NESTING {
         return Err(too_deep());
     }
+    // -w in a UTF-8 locale: glibc's regex decides, with grep's -w loop and
+    // the locale's word characters (a byte that is not UTF-8 is no word).
     if flags.utf8 && flags.word {
-        return Err(PatternError::Unsupported(UTF8_WORDS.into()));
+        quirks.backref = true;
     }
     if quirks.stray_close && (flags.word || flags.line) {
         return Err(PatternError::Unsupported(
@@ -134,7 +137,15 @@ pub fn translate_quirks(
                 .into(),
         ));
     }
-    Ok((terminated(wrap(core, flags), flags.null_data), quirks))
+    // glibc's regex applies -w and -x itself where it decides the line (in
+    // a UTF-8 locale a non-word neighbour may also be a byte that is not
+    // UTF-8, which the automaton's word edges would refuse).
+    let wrapped = if quirks.backref && flags.utf8 {
+        core
+    } else {
+        wrap(core, flags)
+    };
+    Ok((terminated(wrapped, flags.null_data), quirks))
 }
 
 /// No class may match the line terminator, so that a match never crosses a
@@ -208,12 +219,6 @@ fn terminated(h: Hir, null_data: bool) -> Hir {
         HirKind::Empty => Hir::empty(),
     }
 }
-
-/// Why word rules are refused in a UTF-8 locale.
-const UTF8_WORDS: &str =
-    "-w, \\b, \\B, \\< and \\> in a UTF-8 locale (grep's word characters there \
-     come from the C library's tables, which grail does not apply to word edges yet); \
-     LC_ALL=C gives grep's ASCII word rules";
 
 /// A literal in a UTF-8 locale with `-i`: each character as a class of
 /// itself and its case counterparts; bytes that are not UTF-8 as they are.
@@ -749,8 +754,12 @@ impl<'a> Parser<'a> {
             b'W' if self.utf8 => utf8_class(b"alnum", Some('_'), true),
             b's' if self.utf8 => utf8_class(b"space", None, false),
             b'S' if self.utf8 => utf8_class(b"space", None, true),
+            // grep's DFA cannot do word edges in a multibyte locale: glibc's
+            // regex decides such a pattern (the automaton runs it without
+            // the edge, a superset).
             b'b' | b'B' | b'<' | b'>' if self.utf8 => {
-                return Err(PatternError::Unsupported(UTF8_WORDS.into()))
+                self.quirks.backref = true;
+                Hir::empty()
             }
             b'w' => class_hir(word_class(), false),
             b'W' => class_hir(negated(word_class()), false),

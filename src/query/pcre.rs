@@ -63,7 +63,8 @@ fn error_message(code: c_int) -> String {
 impl PcrePattern {
     /// Compile `pattern` as grep -P does with `-i`, `-w`, `-x`; `Err`
     /// holds PCRE2's message (grep prints it alone).
-    pub fn new(pattern: &[u8], icase: bool, word: bool, line: bool) -> Result<Self, String> {
+    pub fn new(pattern: &[u8], flags: &super::parse::Flags) -> Result<Self, String> {
+        let (icase, word, line) = (flags.ignore_case, flags.word, flags.line);
         let wrapped;
         let pattern = if word {
             wrapped = [b"(?<!\\w)(?:", pattern, b")(?!\\w)"].concat();
@@ -71,7 +72,12 @@ impl PcrePattern {
         } else {
             pattern
         };
-        let options = PCRE2_DOLLAR_ENDONLY | if icase { PCRE2_CASELESS } else { 0 };
+        let mut options = PCRE2_DOLLAR_ENDONLY | if icase { PCRE2_CASELESS } else { 0 };
+        if flags.utf8 {
+            // As grep in a UTF-8 locale: a byte that is not UTF-8 cannot
+            // match, and is no error.
+            options |= PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
+        }
         let (mut err, mut offset): (c_int, usize) = (0, 0);
         // SAFETY: a compile context from the default allocator; the pattern
         // is valid for its length; the context is freed after the compile.
