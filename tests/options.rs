@@ -268,6 +268,22 @@ fn usage_errors_are_greps() {
     ] {
         assert!(text.contains(opt), "--help lacks {opt}");
     }
+    // Every long option GNU grep's --help names is in grail's.
+    let grep_help = std::process::Command::new("grep")
+        .arg("--help")
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap()
+        .stdout;
+    let grep_help = String::from_utf8_lossy(&grep_help);
+    let mut named = 0;
+    for word in grep_help.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+        if word.starts_with("--") && word.len() > 2 {
+            named += 1;
+            assert!(text.contains(word), "--help lacks grep's {word}");
+        }
+    }
+    assert!(named > 40, "grep's --help named only {named} options");
 }
 
 /// `-N` reads its pattern as `grep -v` does (a basic regex) whatever `-E`

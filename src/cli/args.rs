@@ -741,15 +741,18 @@ Usage: grail [OPTION]... PATTERNS [FILE]...
 Search for PATTERNS in each FILE; print what `grep PATTERNS FILE... | grep -v EXCL | tail -n N`
 would print, byte for byte, in one parallel pass (tail answered from the end of the file).
 
-Pattern selection (as GNU grep, LC_ALL=C):
+Pattern selection (as GNU grep, in the C locale or a UTF-8 one: LC_ALL, LC_CTYPE, LANG):
   -E, --extended-regexp     PATTERNS are extended regular expressions
   -F, --fixed-strings       PATTERNS are strings
   -G, --basic-regexp        PATTERNS are basic regular expressions (default)
+  -P, --perl-regexp         PATTERNS are Perl regular expressions (PCRE2; one pattern)
   -e, --regexp=PATTERNS     use PATTERNS for matching
   -f, --file=FILE           take PATTERNS from FILE
   -i, -y, --ignore-case     ignore case distinctions in patterns and data
+      --no-ignore-case      do not ignore case distinctions (default)
   -w, --word-regexp         match only whole words
   -x, --line-regexp         match only whole lines
+  -z, --null-data           a data line ends in 0 byte, not newline
   -v, --invert-match        select non-matching lines
 
 Exclusion (grail):
@@ -778,8 +781,19 @@ Output control:
   -L, --files-without-match print only names of FILEs with no selected lines
   -l, --files-with-matches  print only names of FILEs with selected lines
   -c, --count               print only a count of selected lines per FILE
+  -T, --initial-tab         make tabs line up (if needed)
   -Z, --null                print 0 byte after FILE name
   -s, --no-messages         suppress error messages about files
+
+Files and directories (as GNU grep):
+  -r, --recursive           search the files below each directory (no FILE: the working directory)
+  -R, --dereference-recursive  likewise, following all symbolic links
+  -d, --directories=ACTION  read, recurse or skip directories
+  -D, --devices=ACTION      read or skip devices, FIFOs and sockets
+      --include=GLOB        search only files that match GLOB (the last matching option wins)
+      --exclude=GLOB        skip files that match GLOB
+      --exclude-from=FILE   skip files that match any pattern in FILE
+      --exclude-dir=GLOB    skip directories that match GLOB
 
 Tail and head (grail):
   -t, --tail=N              print only the last N output lines (of all files), found from the end
@@ -797,7 +811,7 @@ Context and colour (as GNU grep):
   -A, --after-context=NUM   print NUM lines of trailing context
   -C, --context=NUM, -NUM   print NUM lines of output context
       --group-separator=SEP, --no-group-separator
-      --color[=WHEN]        never, always or auto (a terminal, TERM not dumb); GREP_COLORS as grep
+      --color[=WHEN], --colour[=WHEN]  never, always or auto (a terminal, TERM not dumb); GREP_COLORS as grep
   With -t N: the last N selected lines with their context (the end of grep's output from the
   Nth-last selected line's leading context). Excluded lines are never selected but may be context.
 
@@ -823,7 +837,11 @@ Following (grail):
       --timeout=DURATION    stop with status 124 after DURATION (30s, 5m, 1.5h, 250ms)
 
 Exit status is 0 if a line is selected, 1 if none, 2 if an error occurred (124: --timeout passed).
-Not supported (refused with exit status 2): -P, -r, -z, -T, back-references; with
---binary-files=binary, where grep's answer depends on its buffer layout; patterns nested more
-than 10,000 levels deep.
+Deliberate differences (said on stderr): NUL bytes after the first 96 KiB are text; in a UTF-8
+locale a selected line that is not UTF-8 is printed (grep hides it: binary file matches).
+Refused with exit status 2, with the reason: -o, --color and --json with back-references (and in a
+UTF-8 locale with -w, \\b, \\B, \\<, \\>), where glibc's regex places matches; -z with --json, --since,
+--before, --from-byte, --follow or in a --sh pipeline, and -P or back-references with -z; --follow
+with -r/-R/-d; with --binary-files=binary, where grep's answer depends on its buffer layout; patterns
+nested more than 10,000 levels deep.
 ";
