@@ -55,6 +55,12 @@ fn pattern_strategy() -> impl Strategy<Value = (String, Syntax)> {
         Just(("o\\b".to_string(), Syntax::Extended)),
         Just(("r\r".to_string(), Syntax::Fixed)),
         Just(("ab".to_string(), Syntax::Fixed)),
+        // Decided line by line by glibc's regex and PCRE2 behind the
+        // loosened automaton: every path must still agree.
+        Just(("\\(a\\)\\1".to_string(), Syntax::Basic)),
+        Just(("(.)\\1".to_string(), Syntax::Extended)),
+        Just(("a(?=b)".to_string(), Syntax::Perl)),
+        Just(("\\bab".to_string(), Syntax::Perl)),
     ]
 }
 
