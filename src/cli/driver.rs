@@ -223,25 +223,29 @@ impl Driver<'_, '_> {
         std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Item, Option<Opened>)>>(2);
             s.spawn(move || {
-                let mut batch = Vec::with_capacity(BATCH);
-                for item in inputs {
-                    let opened = match &item {
-                        Item::Search {
-                            path,
-                            regular: true,
-                            ..
-                        } => Some(open_path(path, output)),
-                        _ => None,
-                    };
-                    batch.push((item, opened));
-                    if batch.len() == BATCH {
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                        if tx.send(full).is_err() {
-                            return;
-                        }
+                use rayon::prelude::*;
+                let mut inputs = inputs.peekable();
+                while inputs.peek().is_some() {
+                    // The next batch, opened on the thread pool.
+                    let items: Vec<Item> = inputs.by_ref().take(BATCH).collect();
+                    let batch: Vec<(Item, Option<Opened>)> = items
+                        .into_par_iter()
+                        .map(|item| {
+                            let opened = match &item {
+                                Item::Search {
+                                    path,
+                                    regular: true,
+                                    ..
+                                } => Some(open_path(path, output)),
+                                _ => None,
+                            };
+                            (item, opened)
+                        })
+                        .collect();
+                    if tx.send(batch).is_err() {
+                        return;
                     }
                 }
-                let _ = tx.send(batch);
             });
             self.each_input(job, rx.into_iter().flatten())
         })
@@ -255,89 +259,199 @@ impl Driver<'_, '_> {
         inputs: impl Iterator<Item = (Item, Option<Opened>)>,
     ) -> Option<bool> {
         let mut any = false;
+        // Small whole files waiting to be searched side by side (see
+        // `search_batch`); flushed before anything else is said or written.
+        let mut batch: Vec<Ready> = Vec::new();
+        let batching = self.batches(job);
         for (item, opened) in inputs {
-            let (f, name) = match item {
-                Item::Search { path, name, .. } => (path, name),
-                Item::Error { name, msg } => {
-                    self.error(&name, &msg);
-                    continue;
-                }
-                Item::Warning(w) => {
-                    self.say(&format!("grail: {w}"));
-                    continue;
-                }
-            };
-            let name = &name[..];
-            let mut input = match opened.unwrap_or_else(|| self.open(&f)) {
-                Ok(i) => Some(i),
-                // grep opens a directory and fails at its first read: the
-                // file still gets its count (0) and can be listed by -L.
-                Err(e @ source::OpenError::Directory) => {
-                    self.error(name, &e.to_string());
-                    None
-                }
-                Err(e) => {
-                    self.error(name, &e.to_string());
-                    continue;
-                }
-            };
-            if job.done(any, &self.out) {
-                continue;
+            let small = matches!(&opened, Some(Ok(Input::Whole(b))) if b.len() <= BATCH_FILE);
+            if !(batching && small) {
+                any |= self.search_batch(job, &mut batch)?;
             }
-            let started = std::time::Instant::now();
-            // A pipe's size is unknown to grep (`-T` widths), also when
-            // --sh hands a stage its input in memory.
-            let piped = f == "-" && !matches!(self.stdin, Stdin::Real);
-            let Ok((region, fmt)) = self.input_region(name, input.as_ref(), piped) else {
+            let Some(ready) = self.prepare(job, item, opened, any) else {
                 continue;
             };
-            if self.plan.args.null_data {
-                input = input.map(source::swap_nul_newline);
+            if batching && small {
+                batch.push(ready);
+                if batch.len() == BATCH {
+                    any |= self.search_batch(job, &mut batch)?;
+                }
+                continue;
             }
+            let mut ready = ready;
             let opened = jobs::Opened {
-                name,
-                fmt: &fmt,
-                region: region.as_ref(),
-                input: input.as_mut(),
+                name: &ready.name,
+                fmt: &ready.fmt,
+                region: ready.region.as_ref(),
+                input: ready.input.as_mut(),
             };
             let res = job.search(self, opened);
-            if let Some(at) = fmt
-                .bad_utf8
-                .as_ref()
-                .map(|a| a.load(std::sync::atomic::Ordering::Relaxed))
-            {
-                if at != u64::MAX && !self.plan.args.no_messages {
-                    self.say(&format!(
-                        "grail: {}: a printed line at offset {at} is not valid UTF-8 (GNU grep leaves \
-                         such lines out and says \"binary file matches\"; grail prints them as they are)",
-                        String::from_utf8_lossy(name)
-                    ));
-                }
-            }
-            if let Some(why) = self.plan.q.take_failure() {
-                self.error(name, &why);
-            }
-            let Some(s) = self.outcome(name, res) else {
-                continue;
-            };
-            self.record_stats(name, &input, region.as_ref(), &s, started);
-            if !self.plan.args.quiet && !self.plan.listing() {
-                let whole = s.read_all || region.is_none();
-                self.notes(
-                    name,
-                    &s.outcome,
-                    region.as_ref().map_or(0, |r| r.start),
-                    whole,
-                );
-            }
-            let sel = self.file_selected(&s.outcome);
-            any |= sel;
-            if self.plan.args.quiet && sel {
-                return None;
-            }
-            job.after(self, name, &s.outcome, sel);
+            any |= self.conclude(job, &ready, res)?;
+        }
+        any |= self.search_batch(job, &mut batch)?;
+        Some(any)
+    }
+
+    /// Whether small files may be searched side by side: each file's output
+    /// is then independent of the others' (no `--head`/`--tail` over all
+    /// files, no `-q`, no flush per line, no PCRE2 limit to attribute).
+    fn batches(&self, job: &dyn jobs::Job) -> bool {
+        let a = self.plan.args;
+        job.independent()
+            && a.head.is_none()
+            && a.tail.is_none()
+            && !a.quiet
+            && !a.line_buffered
+            && !a.null_data
+            && self.plan.limits.is_none()
+            && a.syntax != Some(crate::query::Syntax::Perl)
+            && rayon::current_num_threads() > 1
+    }
+
+    /// Search the files of `batch` side by side, each into its own buffer,
+    /// then write and report them in order; `None`: -q found a line.
+    fn search_batch(&mut self, job: &mut dyn jobs::Job, batch: &mut Vec<Ready>) -> Option<bool> {
+        use rayon::prelude::*;
+        if batch.is_empty() {
+            return Some(false);
+        }
+        let (plan, stdin) = (self.plan, self.stdin);
+        let results: Vec<(Result<Searched, SearchError>, Vec<u8>)> = batch
+            .par_iter_mut()
+            .map(|r| {
+                let mut buf = Vec::new();
+                let res = {
+                    let mut d = Driver {
+                        plan,
+                        stdin,
+                        errors: false,
+                        stats: None,
+                        output: None,
+                        out: Out {
+                            w: io::BufWriter::with_capacity(0, &mut buf),
+                            line_buffered: false,
+                            failed: None,
+                        },
+                    };
+                    let opened = jobs::Opened {
+                        name: &r.name,
+                        fmt: &r.fmt,
+                        region: r.region.as_ref(),
+                        input: r.input.as_mut(),
+                    };
+                    let res = jobs::new(plan).search(&mut d, opened);
+                    d.out.flush();
+                    res
+                };
+                (res, buf)
+            })
+            .collect();
+        let mut any = false;
+        for (r, (res, buf)) in batch.drain(..).zip(results) {
+            self.out.write(&buf);
+            any |= self.conclude(job, &r, res)?;
         }
         Some(any)
+    }
+
+    /// An input opened and ready to search, or `None` after reporting why
+    /// not (or when the job knows its answer: it is only opened).
+    fn prepare(
+        &mut self,
+        job: &mut dyn jobs::Job,
+        item: Item,
+        opened: Option<Opened>,
+        any: bool,
+    ) -> Option<Ready> {
+        let (f, name) = match item {
+            Item::Search { path, name, .. } => (path, name),
+            Item::Error { name, msg } => {
+                self.error(&name, &msg);
+                return None;
+            }
+            Item::Warning(w) => {
+                self.say(&format!("grail: {w}"));
+                return None;
+            }
+        };
+        let mut input = match opened.unwrap_or_else(|| self.open(&f)) {
+            Ok(i) => Some(i),
+            // grep opens a directory and fails at its first read: the
+            // file still gets its count (0) and can be listed by -L.
+            Err(e @ source::OpenError::Directory) => {
+                self.error(&name, &e.to_string());
+                None
+            }
+            Err(e) => {
+                self.error(&name, &e.to_string());
+                return None;
+            }
+        };
+        if job.done(any, &self.out) {
+            return None;
+        }
+        let started = std::time::Instant::now();
+        // A pipe's size is unknown to grep (`-T` widths), also when
+        // --sh hands a stage its input in memory.
+        let piped = f == "-" && !matches!(self.stdin, Stdin::Real);
+        let (region, fmt) = self.input_region(&name, input.as_ref(), piped).ok()?;
+        if self.plan.args.null_data {
+            input = input.map(source::swap_nul_newline);
+        }
+        Some(Ready {
+            name,
+            input,
+            region,
+            fmt,
+            started,
+        })
+    }
+
+    /// After searching `r`: its notes and reports, its count or name, and
+    /// whether it had a selected line; `None`: -q found one.
+    fn conclude(
+        &mut self,
+        job: &mut dyn jobs::Job,
+        r: &Ready,
+        res: Result<Searched, SearchError>,
+    ) -> Option<bool> {
+        let name = &r.name[..];
+        if let Some(at) = r
+            .fmt
+            .bad_utf8
+            .as_ref()
+            .map(|a| a.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            if at != u64::MAX && !self.plan.args.no_messages {
+                self.say(&format!(
+                    "grail: {}: a printed line at offset {at} is not valid UTF-8 (GNU grep leaves \
+                     such lines out and says \"binary file matches\"; grail prints them as they are)",
+                    String::from_utf8_lossy(name)
+                ));
+            }
+        }
+        if let Some(why) = self.plan.q.take_failure() {
+            self.error(name, &why);
+        }
+        let Some(s) = self.outcome(name, res) else {
+            return Some(false);
+        };
+        self.record_stats(name, &r.input, r.region.as_ref(), &s, r.started);
+        if !self.plan.args.quiet && !self.plan.listing() {
+            let whole = s.read_all || r.region.is_none();
+            self.notes(
+                name,
+                &s.outcome,
+                r.region.as_ref().map_or(0, |r| r.start),
+                whole,
+            );
+        }
+        let sel = self.file_selected(&s.outcome);
+        if self.plan.args.quiet && sel {
+            return None;
+        }
+        job.after(self, name, &s.outcome, sel);
+        Some(sel)
     }
 
     /// Open input `name` (`-`: standard input), refusing the file that is
@@ -623,6 +737,18 @@ fn open_path(path: &OsString, output: Option<(u64, u64)>) -> Result<Input, sourc
 }
 
 type Opened = Result<Input, source::OpenError>;
+
+/// One input ready to search.
+struct Ready {
+    name: Vec<u8>,
+    input: Option<Input>,
+    region: Option<Region>,
+    fmt: Format,
+    started: std::time::Instant,
+}
+
+/// Files up to this size are searched side by side, [`BATCH`] at a time.
+const BATCH_FILE: usize = 1 << 20;
 
 /// Inputs opened ahead are handed over in batches of this many (one wake-up
 /// per batch, not per file), at most two batches waiting.

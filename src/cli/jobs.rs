@@ -54,6 +54,11 @@ pub trait Job {
     fn finish(&mut self, out: &mut Out) {
         let _ = out;
     }
+    /// Each file's output depends on that file alone, so files may be
+    /// searched side by side (by a fresh job each) and written in order.
+    fn independent(&self) -> bool {
+        false
+    }
 }
 
 /// The job `plan` asks for.
@@ -196,6 +201,10 @@ struct Forward {
 impl Job for Forward {
     fn done(&self, _any: bool, out: &Out) -> bool {
         !self.more || out.failed.is_some()
+    }
+
+    fn independent(&self) -> bool {
+        self.recs.tail.is_none() && self.recs.head.is_none()
     }
 
     fn search(&mut self, d: &mut Driver, f: Opened<'_>) -> Result<Searched, SearchError> {
