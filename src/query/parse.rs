@@ -430,6 +430,14 @@ struct Parser<'a> {
     quirks: Quirks,
 }
 
+/// A member of a bracket expression: a byte or character, a range, or a
+/// named class.
+enum Member {
+    One(u32),
+    Range(u32, u32),
+    Class(Vec<u8>),
+}
+
 /// One element of a branch, before repetition operators are applied.
 enum Piece {
     Atom(Hir),
@@ -789,12 +797,13 @@ impl<'a> Parser<'a> {
     }
 
     /// Parse a bracket expression; `self.pos` is just after `[`.
-    /// A bracket expression in a UTF-8 locale: its members are characters
-    /// (a byte that is not UTF-8 is no member: such bytes never match a
-    /// bracket in grep), classes come from the C library, and a range or
-    /// collating element must be ASCII (grep: "Invalid collation
-    /// character" otherwise). `self.pos` is just after `[`.
-    fn parse_bracket_utf8(&mut self) -> Result<Hir, PatternError> {
+    /// The members of a bracket expression (`self.pos` is just after `[`;
+    /// it ends after the `]`), with grep's errors, and whether it is
+    /// negated. In a UTF-8 locale members are characters (a byte that is
+    /// not UTF-8 is no member: such bytes never match a bracket in grep),
+    /// and a range or collating element must be ASCII ("Invalid collation
+    /// character" otherwise).
+    fn bracket_members(&mut self) -> Result<(bool, Vec<Member>), PatternError> {
         const UNMATCHED: &str = "Unmatched [, [^, [:, [., or [=";
         const COLLATION: &str = "Invalid collation character";
         let p = self.pat;
@@ -804,11 +813,19 @@ impl<'a> Parser<'a> {
             i += 1;
         }
         let content_start = i;
-        let mut set = ClassUnicode::empty();
+        let mut members = Vec::new();
         let mut first = true;
-        let mut prev: Option<char> = None;
-        let push = |set: &mut ClassUnicode, a: char, b: char| {
-            set.push(ClassUnicodeRange::new(a, b));
+        // The previous single member that may start a range.
+        let mut prev: Option<u32> = None;
+        // One element `[.c.]`/`[=c=]` at `i`: its byte and where it ends.
+        let collating = |i: usize| -> Result<(u32, usize), PatternError> {
+            let kind = p[i + 1];
+            let j = bracket_item_end(p, i + 2, kind)?;
+            let name = &p[i + 2..j];
+            if name.len() != 1 || (self.utf8 && !name[0].is_ascii()) {
+                return Err(invalid(COLLATION));
+            }
+            Ok((name[0] as u32, j + 2))
         };
         loop {
             let Some(&c) = p.get(i) else {
@@ -818,147 +835,25 @@ impl<'a> Parser<'a> {
                 break;
             }
             first = false;
-            if c == b'[' && matches!(p.get(i + 1), Some(b':' | b'=' | b'.')) {
-                let kind = p[i + 1];
-                let body = i + 2;
-                let j = bracket_item_end(p, body, kind)?;
-                let name = &p[body..j];
+            if c == b'[' && p.get(i + 1) == Some(&b':') {
+                let j = bracket_item_end(p, i + 2, b':')?;
+                let name = p[i + 2..j].to_vec();
+                if named_class(&name).is_none() {
+                    return Err(invalid("Invalid character class name"));
+                }
                 i = j + 2;
-                if kind == b':' {
-                    // grep's DFA: with -i, upper and lower mean alpha.
-                    let name: &[u8] = if self.icase && matches!(name, b"upper" | b"lower") {
-                        b"alpha"
-                    } else {
-                        name
-                    };
-                    let cls = super::locale::class(name)
-                        .filter(|_| named_class(name).is_some())
-                        .ok_or_else(|| invalid("Invalid character class name"))?;
-                    set.union(&cls);
-                    if p.get(i) == Some(&b'-') && p.get(i + 1) != Some(&b']') {
-                        return Err(invalid("Invalid range end"));
-                    }
-                    prev = None;
-                } else {
-                    if name.len() != 1 || !name[0].is_ascii() {
-                        return Err(invalid(COLLATION));
-                    }
-                    let ch = name[0] as char;
-                    push(&mut set, ch, ch);
-                    prev = Some(ch);
-                }
-                continue;
-            }
-            if c == b'-' && i != content_start && p.get(i + 1) != Some(&b']') {
-                let Some(lo) = prev else {
-                    return Err(invalid("Invalid range end"));
-                };
-                i += 1;
-                let hi = match p.get(i) {
-                    None => return Err(invalid(UNMATCHED)),
-                    Some(b'[') if matches!(p.get(i + 1), Some(b'.' | b'=')) => {
-                        let kind = p[i + 1];
-                        let body = i + 2;
-                        let j = bracket_item_end(p, body, kind)?;
-                        if j - body != 1 || !p[body].is_ascii() {
-                            return Err(invalid(COLLATION));
-                        }
-                        i = j + 2;
-                        p[body] as char
-                    }
-                    Some(b'[') if p.get(i + 1) == Some(&b':') => {
-                        return Err(invalid("Invalid range end"));
-                    }
-                    Some(&b) if b.is_ascii() => {
-                        i += 1;
-                        b as char
-                    }
-                    Some(_) => return Err(invalid(COLLATION)),
-                };
-                if !lo.is_ascii() {
-                    return Err(invalid(COLLATION));
-                }
-                if hi < lo {
-                    return Err(invalid("Invalid range end"));
-                }
-                push(&mut set, lo, hi);
-                prev = None;
+                members.push(Member::Class(name));
                 if p.get(i) == Some(&b'-') && p.get(i + 1) != Some(&b']') {
                     return Err(invalid("Invalid range end"));
                 }
+                prev = None;
                 continue;
             }
-            let (ch, n) = decode(&p[i..]);
-            if let Some(ch) = ch {
-                push(&mut set, ch, ch);
-            }
-            prev = ch;
-            i += n;
-        }
-        let content = &p[content_start..i];
-        self.pos = i + 1;
-        if content.len() >= 2 && content[0] == b':' && content[content.len() - 1] == b':' {
-            return Err(invalid(
-                "character class syntax is [[:space:]], not [:space:]",
-            ));
-        }
-        if self.icase {
-            set = super::locale::fold(&set);
-        }
-        if negate {
-            set.negate();
-        }
-        Ok(Hir::class(Class::Unicode(set)))
-    }
-
-    fn parse_bracket(&mut self) -> Result<Hir, PatternError> {
-        const UNMATCHED: &str = "Unmatched [, [^, [:, [., or [=";
-        let p = self.pat;
-        let mut i = self.pos;
-        let mut negate = false;
-        if p.get(i) == Some(&b'^') {
-            negate = true;
-            i += 1;
-        }
-        let content_start = i;
-        let mut set = ClassBytes::empty();
-        let mut first = true;
-        // The previous single byte that may start a range.
-        let mut prev: Option<u8> = None;
-        loop {
-            let Some(&c) = p.get(i) else {
-                return Err(invalid(UNMATCHED));
-            };
-            if c == b']' && !first {
-                break;
-            }
-            first = false;
-            // Element: a class, equivalence class, collating symbol or byte.
-            if c == b'[' && matches!(p.get(i + 1), Some(b':') | Some(b'=') | Some(b'.')) {
-                let kind = p[i + 1];
-                let body = i + 2;
-                let j = bracket_item_end(p, body, kind)?;
-                let name = &p[body..j];
-                i = j + 2;
-                match kind {
-                    b':' => {
-                        let cls = named_class(name)
-                            .ok_or_else(|| invalid("Invalid character class name"))?;
-                        set.union(&cls);
-                        if p.get(i) == Some(&b'-') && p.get(i + 1) != Some(&b']') {
-                            return Err(invalid("Invalid range end"));
-                        }
-                        prev = None;
-                    }
-                    _ => {
-                        if name.len() != 1 {
-                            return Err(invalid("Invalid collation character"));
-                        }
-                        let b = name[0];
-                        set.push(ClassBytesRange::new(b, b));
-                        prev = Some(b);
-                    }
-                }
+            if c == b'[' && matches!(p.get(i + 1), Some(b'=' | b'.')) {
+                let (m, next) = collating(i)?;
+                i = next;
+                members.push(Member::One(m));
+                prev = Some(m);
                 continue;
             }
             // A range `a-z` (the `-` must not be the last byte before `]`).
@@ -969,29 +864,27 @@ impl<'a> Parser<'a> {
                 i += 1;
                 let hi = match p.get(i) {
                     None => return Err(invalid(UNMATCHED)),
-                    Some(b'[') if p.get(i + 1) == Some(&b'.') || p.get(i + 1) == Some(&b'=') => {
-                        let kind = p[i + 1];
-                        let body = i + 2;
-                        let j = bracket_item_end(p, body, kind)?;
-                        if j - body != 1 {
-                            return Err(invalid("Invalid collation character"));
-                        }
-                        let b = p[body];
-                        i = j + 2;
-                        b
+                    Some(b'[') if matches!(p.get(i + 1), Some(b'.' | b'=')) => {
+                        let (m, next) = collating(i)?;
+                        i = next;
+                        m
                     }
                     Some(b'[') if p.get(i + 1) == Some(&b':') => {
                         return Err(invalid("Invalid range end"));
                     }
-                    Some(&b) => {
+                    Some(&b) if !self.utf8 || b.is_ascii() => {
                         i += 1;
-                        b
+                        b as u32
                     }
+                    Some(_) => return Err(invalid(COLLATION)),
                 };
+                if self.utf8 && lo > 0x7F {
+                    return Err(invalid(COLLATION));
+                }
                 if hi < lo {
                     return Err(invalid("Invalid range end"));
                 }
-                set.push(ClassBytesRange::new(lo, hi));
+                members.push(Member::Range(lo, hi));
                 // A range end cannot start another range.
                 prev = None;
                 if p.get(i) == Some(&b'-') && p.get(i + 1) != Some(&b']') {
@@ -999,9 +892,17 @@ impl<'a> Parser<'a> {
                 }
                 continue;
             }
-            set.push(ClassBytesRange::new(c, c));
-            prev = Some(c);
-            i += 1;
+            let (m, n) = if self.utf8 {
+                let (ch, n) = decode(&p[i..]);
+                (ch.map(|c| c as u32), n)
+            } else {
+                (Some(c as u32), 1)
+            };
+            if let Some(m) = m {
+                members.push(Member::One(m));
+            }
+            prev = m;
+            i += n;
         }
         let content = &p[content_start..i];
         self.pos = i + 1;
@@ -1009,6 +910,52 @@ impl<'a> Parser<'a> {
             return Err(invalid(
                 "character class syntax is [[:space:]], not [:space:]",
             ));
+        }
+        Ok((negate, members))
+    }
+
+    /// A bracket expression in a UTF-8 locale: a set of characters, the
+    /// classes from the C library (with `-i`, upper and lower mean alpha,
+    /// as in grep's DFA).
+    fn parse_bracket_utf8(&mut self) -> Result<Hir, PatternError> {
+        let (negate, members) = self.bracket_members()?;
+        let mut set = ClassUnicode::empty();
+        let ch = |m: u32| char::from_u32(m).unwrap_or('\u{FFFD}');
+        for m in members {
+            match m {
+                Member::One(c) => set.push(ClassUnicodeRange::new(ch(c), ch(c))),
+                Member::Range(lo, hi) => set.push(ClassUnicodeRange::new(ch(lo), ch(hi))),
+                Member::Class(name) => {
+                    let name: &[u8] = if self.icase && matches!(&name[..], b"upper" | b"lower") {
+                        b"alpha"
+                    } else {
+                        &name
+                    };
+                    set.union(&super::locale::class(name).unwrap_or_else(ClassUnicode::empty));
+                }
+            }
+        }
+        if self.icase {
+            set = super::locale::fold(&set);
+        }
+        if negate {
+            set.negate();
+        }
+        Ok(Hir::class(Class::Unicode(set)))
+    }
+
+    /// Parse a bracket expression; `self.pos` is just after `[`.
+    fn parse_bracket(&mut self) -> Result<Hir, PatternError> {
+        let (negate, members) = self.bracket_members()?;
+        let mut set = ClassBytes::empty();
+        for m in members {
+            match m {
+                Member::One(b) => set.push(ClassBytesRange::new(b as u8, b as u8)),
+                Member::Range(lo, hi) => set.push(ClassBytesRange::new(lo as u8, hi as u8)),
+                Member::Class(name) => {
+                    set.union(&named_class(&name).unwrap_or_else(ClassBytes::empty))
+                }
+            }
         }
         if negate {
             if self.icase {
