@@ -6,6 +6,7 @@
 //! prefilters); excludes are only ever run on a candidate line.
 
 mod gnu_regex;
+mod hir;
 mod locale;
 mod parse;
 mod pcre;
