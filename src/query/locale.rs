@@ -50,7 +50,9 @@ unsafe impl Sync for Locale {}
 fn locale() -> Option<&'static Locale> {
     static L: OnceLock<Option<Locale>> = OnceLock::new();
     L.get_or_init(|| {
-        let env = locale_name();
+        // The environment's locale when it is a UTF-8 one (its tables are
+        // the ones grep uses), else the built-in C.UTF-8.
+        let env = if locale_is_utf8() { locale_name() } else { "C.UTF-8".into() };
         for name in [env.as_str(), "C.UTF-8"] {
             let Ok(c) = CString::new(name) else {
                 continue;

@@ -201,9 +201,9 @@ impl QueryBuilder {
     ///
     /// ```
     /// use grail::QueryBuilder;
-    /// let q = QueryBuilder::new().utf8(true).ignore_case(true).include("é.").build().unwrap();
-    /// assert!(q.is_selected("ÉCHEC".as_bytes()) == false);
-    /// assert!(q.is_selected("Éé".as_bytes()));
+    /// let q = QueryBuilder::new().utf8(true).ignore_case(true).include("^é.$").build().unwrap();
+    /// assert!(q.is_selected("Éé".as_bytes())); // `.` is one character, -i folds É
+    /// assert!(!q.is_selected("é".as_bytes())); // one character, not two bytes
     /// ```
     pub fn utf8(mut self, yes: bool) -> Self {
         self.flags.utf8 = yes;
