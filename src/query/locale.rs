@@ -52,7 +52,11 @@ fn locale() -> Option<&'static Locale> {
     L.get_or_init(|| {
         // The environment's locale when it is a UTF-8 one (its tables are
         // the ones grep uses), else the built-in C.UTF-8.
-        let env = if locale_is_utf8() { locale_name() } else { "C.UTF-8".into() };
+        let env = if locale_is_utf8() {
+            locale_name()
+        } else {
+            "C.UTF-8".into()
+        };
         for name in [env.as_str(), "C.UTF-8"] {
             let Ok(c) = CString::new(name) else {
                 continue;

@@ -320,6 +320,7 @@ impl QueryBuilder {
             invert: self.invert,
             longest: std::sync::OnceLock::new(),
             only_matching_quirk,
+            utf8: self.flags.utf8,
             word_and_line: self.flags.word && self.flags.line,
         })
     }
@@ -486,6 +487,8 @@ pub struct Query {
     invert: bool,
     longest: std::sync::OnceLock<Result<LongestMatcher, QueryError>>,
     only_matching_quirk: bool,
+    /// Patterns read as in a UTF-8 locale.
+    utf8: bool,
     word_and_line: bool,
 }
 
@@ -649,7 +652,8 @@ impl Query {
         let mut out = Vec::new();
         if let Some(p) = self.include_exact.as_ref().and_then(|e| e.perl.first()) {
             // grep -P's -o: PCRE2's next match from where the last ended
-            // (one byte on after an empty one).
+            // (one byte on after an empty one; in a UTF-8 locale grep then
+            // skips to the next character's start).
             let mut pos = 0;
             while pos < line.len() {
                 let Some((s, e)) = p.find_at(line, pos) else {
@@ -657,6 +661,11 @@ impl Query {
                 };
                 if e == s {
                     pos = s + 1;
+                    if self.utf8 {
+                        while pos < line.len() && line[pos] & 0xC0 == 0x80 {
+                            pos += 1;
+                        }
+                    }
                     continue;
                 }
                 out.push((s, e));
