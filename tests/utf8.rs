@@ -108,6 +108,9 @@ fn random_queries_match_grep_in_a_utf8_locale() {
         "[^[:space:]]",
         "[▏█]",
         "%",
+        "\\<",
+        "\\>",
+        "\\b",
     ];
     let flags = [
         "-i",
@@ -119,6 +122,8 @@ fn random_queries_match_grep_in_a_utf8_locale() {
         "-x",
         "--color=always",
         "-b",
+        "-w",
+        "-P",
     ];
     let mut rng = Rng(0x07f8_0002);
     let (mut checked, mut refused, mut fails) = (0, 0, Vec::new());

@@ -842,6 +842,7 @@ locale a selected line that is not UTF-8 is printed (grep hides it: binary file 
 Refused with exit status 2, with the reason: -o, --color and --json with back-references (and in a
 UTF-8 locale with -w, \\b, \\B, \\<, \\>), where glibc's regex places matches; -z with --json, --since,
 --before, --from-byte, --follow or in a --sh pipeline, and -P or back-references with -z; --follow
-with -r/-R/-d; with --binary-files=binary, where grep's answer depends on its buffer layout; patterns
+with -r/-R/-d; -P with \\D, \\S or \\W in a UTF-8 locale (grep's PCRE2 10.42 and grail's 10.46
+differ there); with --binary-files=binary, where grep's answer depends on its buffer layout; patterns
 nested more than 10,000 levels deep.
 ";

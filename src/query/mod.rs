@@ -257,6 +257,15 @@ impl QueryBuilder {
                     if null_data {
                         return Err(err("-P with -z".into(), true));
                     }
+                    if flags.utf8 && pcre::negated_shorthand(p) {
+                        return Err(err(
+                            "-P with \\D, \\S or \\W in a UTF-8 locale (grep's PCRE2 10.42 matches no \
+                             non-ASCII character with them, the PCRE2 10.46 grail carries matches all; \
+                             write [^\\d], [^\\s] or [^\\w], which both read alike)"
+                                .into(),
+                            true,
+                        ));
+                    }
                     let pc = pcre::PcrePattern::new(p, &flags).map_err(|m| QueryError {
                         pattern: None,
                         message: m,

@@ -8,11 +8,34 @@ use pcre2_sys::*;
 use std::ffi::c_int;
 use std::sync::Mutex;
 
+/// Whether `p` uses `\D`, `\S` or `\W` outside a bracket expression.
+pub fn negated_shorthand(p: &[u8]) -> bool {
+    let (mut i, mut in_class) = (0, false);
+    while i < p.len() {
+        match p[i] {
+            b'\\' if i + 1 < p.len() => {
+                if !in_class && matches!(p[i + 1], b'D' | b'S' | b'W') {
+                    return true;
+                }
+                i += 2;
+                continue;
+            }
+            b'[' => in_class = true,
+            b']' => in_class = false,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 /// A compiled `-P` pattern.
 pub struct PcrePattern {
     code: *mut pcre2_code_8,
     /// Match data blocks, one per concurrent caller, reused.
     data: Mutex<Vec<MatchData>>,
+    /// UTF-8 mode (grep's skipping of bytes that cannot start a character).
+    utf8: bool,
     /// Set when PCRE2 gave up on a line (a backtracking, depth or heap
     /// limit): the line counts as not matching and the search reports it.
     failed: Mutex<Option<String>>,
@@ -108,6 +131,7 @@ impl PcrePattern {
         unsafe { pcre2_jit_compile_8(code, PCRE2_JIT_COMPLETE) };
         Ok(PcrePattern {
             code,
+            utf8: flags.utf8,
             data: Mutex::new(Vec::new()),
             failed: Mutex::new(None),
         })
@@ -128,16 +152,29 @@ impl PcrePattern {
                 };
                 (!d.is_null()).then_some(MatchData(d))
             })?;
-        let options = if start > 0 { PCRE2_NOTBOL } else { 0 };
+        // grep's Pexecute in a UTF-8 locale: bytes that cannot start a
+        // character are data that cannot match; the subject then starts
+        // after them, and not at a line's beginning.
+        let (mut base, mut bol) = (0, start == 0);
+        let mut from = start;
+        if self.utf8 {
+            while from < line.len() && matches!(line[from], 0x80..=0xC1 | 0xF5..=0xFF) {
+                from += 1;
+                base = from;
+                bol = false;
+            }
+        }
+        let subject = &line[base..];
+        let options = if bol { 0 } else { PCRE2_NOTBOL };
         let run = |options: u32| {
-            // SAFETY: the subject is valid for its length, `start <= len`,
-            // and the match data block belongs to this call alone.
+            // SAFETY: the subject is valid for its length, `from - base <=
+            // len`, and the match data block belongs to this call alone.
             unsafe {
                 pcre2_match_8(
                     self.code,
-                    line.as_ptr(),
-                    line.len(),
-                    start,
+                    subject.as_ptr(),
+                    subject.len(),
+                    from - base,
                     options,
                     data.0,
                     std::ptr::null_mut(),
@@ -156,7 +193,7 @@ impl PcrePattern {
             // one pair.
             let ov = unsafe { pcre2_get_ovector_pointer_8(data.0) };
             // SAFETY: as above: two readable entries.
-            Some(unsafe { (*ov, *ov.add(1)) })
+            Some(unsafe { (base + *ov, base + *ov.add(1)) })
         } else {
             if rc != PCRE2_ERROR_NOMATCH {
                 let why = match rc {
