@@ -93,17 +93,21 @@ pub fn term_ok() -> bool {
     std::env::var_os("TERM").is_some_and(|t| t != "dumb")
 }
 
-/// Build the query described by `args`.
-pub fn build_query(args: &Args) -> Result<Query, crate::QueryError> {
-    let syntax = args.syntax.unwrap_or(Syntax::Basic);
-    let mut b = QueryBuilder::new()
+/// A builder with the settings every pattern of `args` is read with:
+/// syntax, `-i`, `-w`, `-x`, `-z` and the locale (no patterns yet).
+pub fn query_builder(args: &Args) -> QueryBuilder {
+    QueryBuilder::new()
         .utf8(args.utf8)
-        .syntax(syntax)
+        .null_data(args.null_data)
+        .syntax(args.syntax.unwrap_or(Syntax::Basic))
         .ignore_case(args.ignore_case)
         .word(args.word)
         .line(args.line)
-        .invert(args.invert)
-        .null_data(args.null_data);
+}
+
+/// Build the query described by `args`.
+pub fn build_query(args: &Args) -> Result<Query, crate::QueryError> {
+    let mut b = query_builder(args).invert(args.invert);
     for p in &args.patterns {
         b = b.include(p);
     }
@@ -355,17 +359,11 @@ fn json_spec(args: &Args, color: bool) -> Result<printer::JsonSpec, Stop> {
             "--json does not combine with {what}: it prints selected lines and a summary"
         )));
     }
-    let syntax = args.syntax.unwrap_or(Syntax::Basic);
     let patterns = args
         .patterns
         .iter()
         .filter_map(|p| {
-            QueryBuilder::new()
-                .utf8(args.utf8)
-                .syntax(syntax)
-                .ignore_case(args.ignore_case)
-                .word(args.word)
-                .line(args.line)
+            query_builder(args)
                 .include(p)
                 .build()
                 .ok()

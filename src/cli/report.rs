@@ -1,7 +1,7 @@
 //! What `--stats` and `--json` report about each search.
 
 use super::args::Args;
-use crate::query::{Query, QueryBuilder, Syntax};
+use crate::query::{Query, QueryBuilder};
 use crate::region::WindowStats;
 use serde::Serialize;
 
@@ -110,15 +110,7 @@ impl ExcludeProbe {
         if args.excludes.is_empty() && args.stage_excludes.is_empty() {
             return None;
         }
-        let syntax = args.syntax.unwrap_or(Syntax::Basic);
-        let base = || {
-            QueryBuilder::new()
-                .utf8(args.utf8)
-                .syntax(syntax)
-                .ignore_case(args.ignore_case)
-                .word(args.word)
-                .line(args.line)
-        };
+        let base = || super::plan::query_builder(args);
         let mut b = base().invert(args.invert);
         for p in &args.patterns {
             b = b.include(p);
