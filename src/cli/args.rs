@@ -115,6 +115,14 @@ pub struct Args {
     pub walk: walk::Settings,
     /// The locale (`LC_ALL`, `LC_CTYPE`, `LANG`) is a UTF-8 one.
     pub utf8: bool,
+    /// --no-decompress
+    pub no_decompress: bool,
+    /// --rotated FILE (each: FILE's logrotate set, oldest first)
+    pub rotated: Vec<OsString>,
+    /// --merge
+    pub merge: bool,
+    /// Decompress gzip files only (a `zgrep` stage of `--sh`).
+    pub gzip_only: bool,
 }
 
 /// When to colour the output (`--color`).
@@ -325,6 +333,9 @@ const GRAIL_LONG: &[(&str, HasArg, &str)] = &[
     ("until", HasArg::Required, "until"),
     ("pid", HasArg::Required, "pid"),
     ("timeout", HasArg::Required, "timeout"),
+    ("no-decompress", HasArg::No, "no-decompress"),
+    ("rotated", HasArg::Required, "rotated"),
+    ("merge", HasArg::No, "merge"),
 ];
 
 /// The long option `typed` names, as getopt_long finds it: an exact name,
@@ -565,6 +576,9 @@ fn grail_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<bo
             let n = num(p.value()?, "chunk size")?;
             a.chunk_size = Some(n.max(1) as usize);
         }
+        L("no-decompress") => a.no_decompress = true,
+        L("rotated") => a.rotated.push(p.value()?),
+        L("merge") => a.merge = true,
         L("help") => a.help = true,
         S('V') | L("version") => a.version = true,
         _ => return Ok(false),

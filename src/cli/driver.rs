@@ -12,9 +12,12 @@ use super::{EXIT_NONE, EXIT_SELECTED, EXIT_TROUBLE};
 use crate::printer::Format;
 use crate::region::Region;
 use crate::search::{BinaryMode, Outcome, SearchError};
+use crate::source::decompress::Compressed;
 use crate::source::{self, Input};
 use std::ffi::OsString;
 use std::io::{self, Write};
+
+mod merge;
 
 /// What standard input is for a search.
 pub enum Stdin {
@@ -114,6 +117,8 @@ pub struct Driver<'p, 'w> {
 
 const LIMITS_NEED_A_FILE: &str =
     "--from-byte, --since and --before need a regular file (not a pipe or terminal)";
+const LIMITS_NOT_COMPRESSED: &str = "--from-byte, --since and --before need an uncompressed file: \
+     a compressed one is read from its start (decompress it first, or --no-decompress)";
 
 /// Run the search `args` describe (after the earlier `phase`), reading `-`
 /// from `stdin` and writing to `sink`.
@@ -158,7 +163,12 @@ fn run(plan: &Plan, stdin: &Stdin, output: Output<'_>) -> RunResult {
         },
     };
     let mut job = jobs::new(plan);
-    let Some(selected) = d.each_file(&mut *job) else {
+    let each = if plan.merge {
+        d.each_merged(&mut *job)
+    } else {
+        d.each_file(&mut *job)
+    };
+    let Some(selected) = each else {
         // -q found a line.
         return RunResult {
             status: EXIT_SELECTED,
@@ -388,12 +398,33 @@ impl Driver<'_, '_> {
             }
         };
         if job.done(any, &self.out) {
+            if let Some(v) = &mut self.stats {
+                let st = FileStats {
+                    path: String::from_utf8_lossy(&name).into_owned(),
+                    unread: true,
+                    ..Default::default()
+                };
+                if self.plan.args.stats {
+                    super::say::text(&report::report(&st));
+                }
+                v.push(st);
+            }
             return None;
         }
         let started = std::time::Instant::now();
+        let mut compressed = None;
+        if f != "-" {
+            if let Some(mode) = self.plan.decompress {
+                (input, compressed) = decompress(input, mode);
+            }
+        }
         // A pipe's size is unknown to grep (`-T` widths), also when
         // --sh hands a stage its input in memory.
         let piped = f == "-" && !matches!(self.stdin, Stdin::Real);
+        if compressed.is_some() && self.plan.limits.is_some() {
+            self.error(&name, LIMITS_NOT_COMPRESSED);
+            return None;
+        }
         let (region, fmt) = self.input_region(&name, input.as_ref(), piped).ok()?;
         if self.plan.args.null_data {
             input = input.map(source::swap_nul_newline);
@@ -404,6 +435,7 @@ impl Driver<'_, '_> {
             region,
             fmt,
             started,
+            compressed,
         })
     }
 
@@ -433,10 +465,13 @@ impl Driver<'_, '_> {
         if let Some(why) = self.plan.q.take_failure() {
             self.error(name, &why);
         }
+        if let Some(why) = r.compressed.as_ref().and_then(|c| c.failure()) {
+            self.error(name, &why);
+        }
         let Some(s) = self.outcome(name, res) else {
             return Some(false);
         };
-        self.record_stats(name, &r.input, r.region.as_ref(), &s, r.started);
+        self.record_stats(name, r, &s);
         if !self.plan.args.quiet && !self.plan.listing() {
             let whole = s.read_all || r.region.is_none();
             self.notes(
@@ -559,14 +594,8 @@ impl Driver<'_, '_> {
     }
 
     /// Keep the `--stats`/`--json` report for one searched input.
-    fn record_stats(
-        &mut self,
-        name: &[u8],
-        input: &Option<Input>,
-        region: Option<&Region>,
-        s: &Searched,
-        started: std::time::Instant,
-    ) {
+    fn record_stats(&mut self, name: &[u8], r: &Ready, s: &Searched) {
+        let (input, region, started) = (&r.input, r.region.as_ref(), r.started);
         if self.stats.is_none() || input.is_none() {
             return;
         }
@@ -588,6 +617,12 @@ impl Driver<'_, '_> {
                 st.scanned = s.stream_read;
             }
         }
+        st.compressed = r.compressed.as_ref().map(|c| report::CompressedStat {
+            format: c.format.name(),
+            size: c.size,
+            read: c.consumed(),
+            text: c.produced(),
+        });
         st.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
         if self.plan.args.stats {
             super::say::text(&report::report(&st));
@@ -745,6 +780,33 @@ struct Ready {
     region: Option<Region>,
     fmt: Format,
     started: std::time::Instant,
+    /// The file is compressed: its text is decompressed as it is read.
+    compressed: Option<Compressed>,
+}
+
+/// Which compressed files are decompressed (see [`Plan::decompress`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decompress {
+    /// Every format grail knows (the default).
+    All,
+    /// gzip only (`zgrep`, which runs `gzip -cdfq`).
+    Gzip,
+}
+
+/// `input` decompressed when it is a whole file in a compressed format
+/// that `mode` covers.
+fn decompress(input: Option<Input>, mode: Decompress) -> (Option<Input>, Option<Compressed>) {
+    use crate::source::decompress::Format;
+    match input {
+        Some(Input::Whole(bytes)) => match Format::detect(&bytes) {
+            Some(format) if mode == Decompress::All || format == Format::Gzip => {
+                let (text, c) = Compressed::new(format, bytes);
+                (Some(Input::Stream(text)), Some(c))
+            }
+            _ => (Some(Input::Whole(bytes)), None),
+        },
+        other => (other, None),
+    }
 }
 
 /// Files up to this size are searched side by side, [`BATCH`] at a time.

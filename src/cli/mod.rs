@@ -19,6 +19,7 @@ mod glob;
 mod jobs;
 mod plan;
 mod report;
+mod rotated;
 mod say;
 mod select;
 mod sh;

@@ -73,6 +73,10 @@ pub struct Plan<'a> {
     pub stdin_name: Vec<u8>,
     /// What is done with the lines.
     pub job: Job,
+    /// `--merge` with lines to print: one timeline of all files.
+    pub merge: bool,
+    /// Which compressed files are decompressed (`None`: `--no-decompress`).
+    pub decompress: Option<super::driver::Decompress>,
 }
 
 /// The digits of `INTMAX_MAX`: grep's `-T` width for an input whose size
@@ -175,14 +179,17 @@ impl<'a> Plan<'a> {
         }
         let recurse = args.walk.directories == Directories::Recurse;
         // grep -r with no operand searches the working directory.
-        let implicit_dot = args.files.is_empty() && recurse;
-        let files: Vec<OsString> = match (args.files.is_empty(), recurse) {
-            (false, _) => args.files.clone(),
+        let mut named = super::rotated::expand(&args.rotated);
+        named.extend(args.files.iter().cloned());
+        let implicit_dot = named.is_empty() && recurse;
+        let files: Vec<OsString> = match (named.is_empty(), recurse) {
+            (false, _) => named,
             (true, true) => vec![OsString::from(".")],
             (true, false) => vec![OsString::from("-")],
         };
         // With one operand, grep -r names files when it is a directory.
         let many = files.len() > 1
+            || args.merge
             || (recurse
                 && files[0] != "-"
                 && std::fs::metadata(&files[0]).is_ok_and(|m| m.is_dir()));
@@ -240,6 +247,12 @@ impl<'a> Plan<'a> {
             implicit_dot,
             stdin_name,
             job: job(args)?,
+            merge: merged(args)?,
+            decompress: match (args.no_decompress, args.gzip_only) {
+                (true, _) => None,
+                (false, true) => Some(super::driver::Decompress::Gzip),
+                (false, false) => Some(super::driver::Decompress::All),
+            },
         })
     }
 
@@ -278,6 +291,28 @@ fn cannot_match(args: &Args) -> bool {
     };
     let listing_nonmatching = args.files_without_match && !args.quiet; // -q overrides -L
     (args.max_count == Some(0) || (no_keys && invert && !wx)) && !listing_nonmatching
+}
+
+/// Whether lines are merged into one timeline (`--merge` with lines to
+/// print: counts and names are per file anyway).
+fn merged(args: &Args) -> Result<bool, Stop> {
+    let listing = args.files_with_matches || args.files_without_match;
+    if !args.merge || args.quiet || args.count || listing {
+        return Ok(false);
+    }
+    let with = [
+        (args.context().is_some(), "context (-A, -B, -C)"),
+        (args.null_data, "-z"),
+        (args.follow, "--follow"),
+        (
+            args.tail.is_some() && args.head.is_some(),
+            "both --head and --tail",
+        ),
+    ];
+    if let Some((_, what)) = with.iter().find(|(on, _)| *on) {
+        return Err(refuse(&format!("--merge does not combine with {what}")));
+    }
+    Ok(true)
 }
 
 /// What is done with the lines.

@@ -46,6 +46,26 @@ pub struct FileStats {
     pub window: Option<WindowStats>,
     /// Input read as a stream (no size, no resume offset).
     pub stream: bool,
+    /// A compressed file, decompressed as it was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<CompressedStat>,
+    /// Not read: the answer was known before it (a tail found its lines in
+    /// later files).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unread: bool,
+}
+
+/// What decompressing one file read and made.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CompressedStat {
+    /// `gzip`, `zstd`, `xz`, `bzip2` or `lz4`.
+    pub format: &'static str,
+    /// The compressed file's size.
+    pub size: u64,
+    /// Compressed bytes the decoder read.
+    pub read: u64,
+    /// Bytes of text it made.
+    pub text: u64,
 }
 
 /// NUL bytes found in the part read.
@@ -203,6 +223,22 @@ fn exact_size(n: u64) -> String {
 /// The `--stats` report for one file, as lines for stderr.
 pub fn report(s: &FileStats) -> String {
     let mut o = String::new();
+    if s.unread {
+        return format!(
+            "grail: stats: {}: not read (the lines wanted were found in later files)\n",
+            s.path
+        );
+    }
+    if let Some(c) = &s.compressed {
+        o += &format!(
+            "grail: stats: {}: {} compressed, {} of {} read, {} of text made\n",
+            s.path,
+            c.format,
+            size(c.read),
+            size(c.size),
+            size(c.text)
+        );
+    }
     if s.stream {
         o += &format!(
             "grail: stats: {}: read {} as a stream in {:.1} ms; {} lines selected\n",

@@ -7,6 +7,7 @@
 //! haystack made from a file mapping ([`Bytes`]) releases pages, so no safe
 //! code can release the pages of heap memory.
 
+pub mod decompress;
 pub(crate) mod sigbus;
 
 use memmap2::{Mmap, MmapOptions};

@@ -292,6 +292,27 @@ impl fmt::Display for WindowError {
 
 impl std::error::Error for WindowError {}
 
+/// Where `s` falls on its log's timeline, as seconds and nanoseconds that
+/// compare across logs (`--merge`): the UTC instant for a stamp with a UTC
+/// offset, else the wall clock read as UTC. In a log without years (its
+/// first stamp `first` has none) a stamp more than a day earlier than
+/// `first` is in the following year, as for `--since`.
+///
+/// ```
+/// use grail::timewin::{timeline_key, TimeFormat};
+/// let f = TimeFormat::detect(b"Dec 31 23:59:00 a\n").unwrap();
+/// let first = f.stamp(b"Dec 31 23:59:00 a").unwrap();
+/// let next = f.stamp(b"Jan  1 00:00:01 b").unwrap();
+/// assert!(timeline_key(&next, &first) > timeline_key(&first, &first));
+/// ```
+pub fn timeline_key(s: &Stamp, first: &Stamp) -> (i64, u32) {
+    if first.yearless || s.yearless {
+        (bound::unwrap(first.wall, s.wall), s.nanos)
+    } else {
+        (s.utc(), s.nanos)
+    }
+}
+
 /// The lines of `hay` inside the time window, with the default
 /// [`WindowOptions`]. Lines in `[start, end)` are those whose (effective)
 /// timestamp `t` satisfies `since <= t < before`, by the rule in the

@@ -1,0 +1,610 @@
+//! `--merge`: the selected lines of several files as one timeline.
+//!
+//! Each line's time is that of its record: the line itself when it has a
+//! timestamp, else the nearest timestamped line above it in its file (a
+//! traceback stays with its error). A stamp earlier than one above it (by
+//! less than [`SLACK`] bytes, the disorder `--since` tolerates) counts as
+//! that later time, so a file's own lines are never reordered; lines
+//! before a file's first stamp come first. Ties keep the command-line file
+//! order, then line order. A stamp earlier than one more than [`SLACK`]
+//! bytes above it is an error naming the file and both offsets.
+//!
+//! Forwards, every file is searched on its own thread and its records are
+//! merged as they come (a bounded queue per file). A tail (`-t N`) takes
+//! each file's last N records, found from its end, and merges those.
+
+use super::{Driver, Ready};
+use crate::cli::jobs::{self, Searched};
+use crate::query::Query;
+use crate::search::{self, Line, Mode, SearchError, Selected, Sink};
+use crate::source::Input;
+use crate::timewin::{timeline_key, Stamp, TimeFormat};
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::mpsc;
+
+/// Lines farther apart than this must be in time order (`--since`'s
+/// `slack_bytes`).
+pub const SLACK: u64 = 64 * 1024;
+
+/// A place on the merged timeline: `None` before a file's first stamp.
+type Key = Option<(i64, u32)>;
+
+/// Records handed from a file's search thread at a time.
+const BATCH: usize = 256;
+
+/// One selected line's output records, with its time.
+struct Rec {
+    key: Key,
+    recs: Vec<Vec<u8>>,
+}
+
+/// The times of one file's lines, read in order.
+struct Stamper {
+    fmt: TimeFormat,
+    /// The file's first stamp (the year roll-over of year-less logs).
+    first: Option<Stamp>,
+    /// The latest time so far: the key of the current record.
+    max: Key,
+    /// Stamps of the last [`SLACK`] bytes: (offset, time).
+    recent: VecDeque<(u64, (i64, u32), Stamp)>,
+    /// The latest time of the lines before those.
+    settled: Option<((i64, u32), u64, Stamp)>,
+}
+
+impl Stamper {
+    fn new(fmt: TimeFormat) -> Stamper {
+        Stamper {
+            fmt,
+            first: None,
+            max: None,
+            recent: VecDeque::new(),
+            settled: None,
+        }
+    }
+
+    /// The line at `offset`; `Err`: it goes back in time beyond the slack.
+    fn line(&mut self, offset: u64, line: &[u8]) -> Result<(), String> {
+        let Some(s) = self.fmt.stamp(line) else {
+            return Ok(());
+        };
+        let first = *self.first.get_or_insert(s);
+        let k = timeline_key(&s, &first);
+        while let Some(&(o, rk, rs)) = self.recent.front() {
+            if o + SLACK >= offset {
+                break;
+            }
+            self.recent.pop_front();
+            if self.settled.is_none_or(|(sk, _, _)| rk > sk) {
+                self.settled = Some((rk, o, rs));
+            }
+        }
+        if let Some((sk, so, ss)) = self.settled {
+            if k < sk {
+                return Err(disorder(so, &ss, offset, &s));
+            }
+        }
+        self.recent.push_back((offset, k, s));
+        self.max = self.max.max(Some(k));
+        Ok(())
+    }
+}
+
+fn disorder(earlier_at: u64, earlier: &Stamp, later_at: u64, later: &Stamp) -> String {
+    format!(
+        "not in time order: the line at byte {later_at} ({later}) is earlier than the line at \
+         byte {earlier_at} ({earlier}), more than {SLACK} bytes above it; --merge needs a \
+         time-ordered log"
+    )
+}
+
+/// Where a file's records go as it is searched.
+trait Records {
+    /// One more; false to stop the search.
+    fn push(&mut self, r: Rec) -> bool;
+}
+
+/// A forward search's sink: reads the time of every line (selected or
+/// not) and makes each selected line's records.
+struct MergeSink<'a, R: Records> {
+    q: &'a Query,
+    fmt: &'a crate::printer::Format,
+    name: &'a [u8],
+    /// The format, until the first bytes are seen (detected from them).
+    detect: Option<Option<TimeFormat>>,
+    stamper: Option<Stamper>,
+    /// Offset (in the input) of the next line whose time is unread.
+    pos: u64,
+    /// Offset of `buf[0]`.
+    base: u64,
+    to: R,
+    error: Option<String>,
+}
+
+impl<R: Records> MergeSink<'_, R> {
+    /// Read the times of the lines of `buf` from `pos` to `upto` (a line
+    /// start in buffer terms, or the end of the buffer).
+    fn advance(&mut self, buf: &[u8], upto: usize) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        if self.stamper.is_none() {
+            let fmt = match self.detect.take() {
+                Some(Some(f)) => Some(f),
+                Some(None) | None => TimeFormat::detect(&buf[(self.pos - self.base) as usize..]),
+            };
+            match fmt {
+                Some(f) => self.stamper = Some(Stamper::new(f)),
+                None => {
+                    self.error = Some(
+                        "no timestamp in a format grail knows in the first lines; --merge needs \
+                         timestamped lines (--time-format FMT gives the format)"
+                            .into(),
+                    );
+                    return false;
+                }
+            }
+        }
+        let st = self.stamper.as_mut().expect("set above");
+        let mut p = (self.pos - self.base) as usize;
+        while p < upto {
+            let end = memchr::memchr(b'\n', &buf[p..]).map_or(buf.len(), |i| p + i);
+            if let Err(e) = st.line(self.base + p as u64, &buf[p..end]) {
+                self.error = Some(e);
+                return false;
+            }
+            p = if end < buf.len() { end + 1 } else { buf.len() };
+        }
+        self.pos = self.base + p as u64;
+        true
+    }
+}
+
+impl<R: Records> Sink for MergeSink<'_, R> {
+    fn selected(&mut self, _out: &mut Vec<u8>, buf: &[u8], l: &Selected) -> bool {
+        self.base = l.offset - l.start as u64;
+        // The times up to this line's end: its own stamp too.
+        let end = (l.end + 1).min(buf.len());
+        if !self.advance(buf, end) {
+            return false;
+        }
+        let key = self.stamper.as_ref().and_then(|s| s.max);
+        let mut recs = Vec::new();
+        self.fmt
+            .records(&mut recs, self.q, self.name, &Line::of(buf, l));
+        self.to.push(Rec { key, recs })
+    }
+
+    fn reached(&mut self, _out: &mut Vec<u8>, buf: &[u8], upto: usize) {
+        self.advance(buf, upto);
+    }
+
+    fn keep_from(&self, _buf: &[u8], lim: usize) -> usize {
+        ((self.pos.saturating_sub(self.base)) as usize).min(lim)
+    }
+
+    fn dropped(&mut self, n: usize) {
+        self.base += n as u64;
+    }
+}
+
+/// Records sent to the merging thread in batches.
+struct Sender {
+    tx: mpsc::SyncSender<Vec<Rec>>,
+    batch: Vec<Rec>,
+    /// At most this many records in all (`--head`).
+    left: usize,
+}
+
+impl Records for Sender {
+    fn push(&mut self, r: Rec) -> bool {
+        self.left = self.left.saturating_sub(r.recs.len());
+        self.batch.push(r);
+        if self.batch.len() >= BATCH {
+            let b = std::mem::take(&mut self.batch);
+            if self.tx.send(b).is_err() {
+                return false;
+            }
+        }
+        self.left > 0
+    }
+}
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        if !self.batch.is_empty() {
+            let _ = self.tx.send(std::mem::take(&mut self.batch));
+        }
+    }
+}
+
+/// The last records of a stream, kept as they come.
+struct Ring {
+    recs: VecDeque<Rec>,
+    want: usize,
+    have: usize,
+}
+
+impl Records for Ring {
+    fn push(&mut self, r: Rec) -> bool {
+        self.have += r.recs.len();
+        self.recs.push_back(r);
+        while self
+            .recs
+            .front()
+            .is_some_and(|f| self.have - f.recs.len() >= self.want)
+        {
+            let f = self.recs.pop_front().expect("non-empty");
+            self.have -= f.recs.len();
+        }
+        true
+    }
+}
+
+/// What searching one file of a merge gave.
+struct FileResult {
+    res: Result<Searched, SearchError>,
+    /// A timestamp problem (no format, disorder): an error for the file.
+    error: Option<String>,
+}
+
+impl Driver<'_, '_> {
+    /// `--merge`: open every input, then search them side by side and
+    /// print one timeline. `None`: never (`-q` does not merge).
+    pub(super) fn each_merged(&mut self, job: &mut dyn jobs::Job) -> Option<bool> {
+        let plan = self.plan;
+        let mut ready: Vec<Ready> = Vec::new();
+        for item in plan.inputs() {
+            if let Some(r) = self.prepare(job, item, None, false) {
+                ready.push(r);
+            }
+        }
+        let explicit = match &plan.args.time_format {
+            Some(f) => match TimeFormat::parse(f) {
+                Ok(f) => Some(f),
+                Err(e) => {
+                    self.say(&format!("grail: --time-format: {e}"));
+                    self.errors = true;
+                    return Some(false);
+                }
+            },
+            None => None,
+        };
+        let results = match plan.job {
+            super::super::plan::Job::Tail(n) => {
+                let n = usize::try_from(n).unwrap_or(usize::MAX);
+                self.merged_tail(&mut ready, explicit.as_ref(), n)
+            }
+            _ => self.merged_forward(&mut ready, explicit.as_ref()),
+        };
+        let mut any = false;
+        for (r, f) in ready.iter().zip(results) {
+            if let Some(e) = &f.error {
+                self.error(&r.name, e);
+            }
+            any |= self.conclude(job, r, f.res)?;
+        }
+        Some(any)
+    }
+
+    /// Every file searched on its own thread, the records merged as they
+    /// come.
+    fn merged_forward(
+        &mut self,
+        ready: &mut [Ready],
+        explicit: Option<&TimeFormat>,
+    ) -> Vec<FileResult> {
+        let plan = self.plan;
+        let head = plan
+            .args
+            .head
+            .map_or(usize::MAX, |h| usize::try_from(h).unwrap_or(usize::MAX));
+        std::thread::scope(|s| {
+            let mut rxs = Vec::new();
+            let mut handles = Vec::new();
+            for r in ready.iter_mut() {
+                let (tx, rx) = mpsc::sync_channel::<Vec<Rec>>(4);
+                rxs.push(rx);
+                let detect = explicit.cloned().map(Some);
+                handles.push(s.spawn(move || {
+                    let mut sink = MergeSink {
+                        q: &plan.q,
+                        fmt: &r.fmt,
+                        name: &r.name[..],
+                        detect,
+                        stamper: None,
+                        pos: 0,
+                        base: 0,
+                        to: Sender {
+                            tx,
+                            batch: Vec::new(),
+                            left: head,
+                        },
+                        error: None,
+                    };
+                    let res = search_one(
+                        plan,
+                        (&mut r.input, r.region.as_ref()),
+                        Mode::Lines,
+                        &mut sink,
+                    );
+                    let error = sink.error.take();
+                    drop(sink);
+                    FileResult { res, error }
+                }));
+            }
+            // The k-way merge: the smallest (time, file, line) first.
+            let mut queues: Vec<VecDeque<Rec>> = rxs.iter().map(|_| VecDeque::new()).collect();
+            let mut open: Vec<bool> = vec![true; rxs.len()];
+            let mut heap = BinaryHeap::new();
+            let mut seq = 0u64;
+            let refill = |i: usize, queues: &mut Vec<VecDeque<Rec>>, open: &mut Vec<bool>| {
+                while queues[i].is_empty() && open[i] {
+                    match rxs[i].recv() {
+                        Ok(b) => queues[i].extend(b),
+                        Err(_) => open[i] = false,
+                    }
+                }
+            };
+            for i in 0..rxs.len() {
+                refill(i, &mut queues, &mut open);
+                if let Some(r) = queues[i].front() {
+                    heap.push(std::cmp::Reverse((r.key, i, seq)));
+                    seq += 1;
+                }
+            }
+            let mut left = head;
+            let mut writing = true;
+            while let Some(std::cmp::Reverse((_, i, _))) = heap.pop() {
+                let r = queues[i].pop_front().expect("queued");
+                for rec in &r.recs {
+                    if writing && left > 0 {
+                        writing = self.out.write(rec);
+                        left -= 1;
+                    }
+                }
+                if !writing || left == 0 {
+                    break;
+                }
+                refill(i, &mut queues, &mut open);
+                if let Some(n) = queues[i].front() {
+                    heap.push(std::cmp::Reverse((n.key, i, seq)));
+                    seq += 1;
+                }
+            }
+            // Stop the searches still running: their queues go away.
+            drop(queues);
+            drop(rxs);
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| FileResult {
+                        res: Err(SearchError::Io(std::io::Error::other("search failed"))),
+                        error: None,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// Each file's last `n` records found from its end, then merged.
+    fn merged_tail(
+        &mut self,
+        ready: &mut [Ready],
+        explicit: Option<&TimeFormat>,
+        n: usize,
+    ) -> Vec<FileResult> {
+        let plan = self.plan;
+        let parts: Vec<(Vec<Rec>, FileResult)> = std::thread::scope(|s| {
+            let handles: Vec<_> = ready
+                .iter_mut()
+                .map(|r| s.spawn(move || file_tail(plan, r, explicit, n)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        let res = Err(SearchError::Io(std::io::Error::other("search failed")));
+                        (Vec::new(), FileResult { res, error: None })
+                    })
+                })
+                .collect()
+        });
+        let mut all: Vec<((Key, usize, usize), Rec)> = Vec::new();
+        let mut results = Vec::new();
+        for (i, (recs, res)) in parts.into_iter().enumerate() {
+            all.extend(
+                recs.into_iter()
+                    .enumerate()
+                    .map(|(k, r)| ((r.key, i, k), r)),
+            );
+            results.push(res);
+        }
+        all.sort_by_key(|(k, _)| *k);
+        let flat: Vec<&Vec<u8>> = all.iter().flat_map(|(_, r)| &r.recs).collect();
+        for rec in &flat[flat.len().saturating_sub(n)..] {
+            if !self.out.write(rec) {
+                break;
+            }
+        }
+        results
+    }
+}
+
+/// Search one prepared input in `mode`.
+fn search_one(
+    plan: &crate::cli::plan::Plan,
+    (input, region): (&mut Option<Input>, Option<&crate::region::Region>),
+    mode: Mode<'_>,
+    sink: &mut dyn Sink,
+) -> Result<Searched, SearchError> {
+    let Some(input) = input.as_mut() else {
+        return Ok(Searched::default());
+    };
+    let res = match input {
+        Input::Whole(bytes) => {
+            let reg = region.expect("whole inputs have a region");
+            let hay = bytes.haystack().slice(reg.start, reg.end.min(bytes.len()));
+            search::run(&plan.q, search::Input::Bytes(hay), &plan.opts, mode, sink)
+        }
+        Input::Stream(rd) => search::run(
+            &plan.q,
+            search::Input::Stream(&mut **rd),
+            &plan.opts,
+            mode,
+            sink,
+        ),
+    };
+    res.map(|outcome| Searched {
+        outcome,
+        read_all: true,
+        ..Searched::default()
+    })
+}
+
+/// One file's last `n` records, each with its time.
+fn file_tail(
+    plan: &crate::cli::plan::Plan,
+    r: &mut Ready,
+    explicit: Option<&TimeFormat>,
+    n: usize,
+) -> (Vec<Rec>, FileResult) {
+    let (q, fmt, name) = (&plan.q, &r.fmt, &r.name[..]);
+    let hay = match (&r.input, &r.region) {
+        (Some(Input::Whole(bytes)), Some(reg)) => {
+            Some(bytes.haystack().slice(reg.start, reg.end.min(bytes.len())))
+        }
+        _ => None,
+    };
+    let Some(hay) = hay else {
+        // A stream: read forwards, the last records kept.
+        let mut sink = MergeSink {
+            q,
+            fmt,
+            name,
+            detect: explicit.cloned().map(Some),
+            stamper: None,
+            pos: 0,
+            base: 0,
+            to: Ring {
+                recs: VecDeque::new(),
+                want: n,
+                have: 0,
+            },
+            error: None,
+        };
+        let res = search_one(
+            plan,
+            (&mut r.input, r.region.as_ref()),
+            Mode::Lines,
+            &mut sink,
+        );
+        let error = sink.error.take();
+        return (sink.to.recs.into(), FileResult { res, error });
+    };
+    let bytes = hay.bytes();
+    let Some(tf) = explicit.cloned().or_else(|| TimeFormat::detect(bytes)) else {
+        let error = Some(
+            "no timestamp in a format grail knows in the first lines; --merge needs timestamped \
+             lines (--time-format FMT gives the format)"
+                .into(),
+        );
+        return (
+            Vec::new(),
+            FileResult {
+                res: Ok(Searched::default()),
+                error,
+            },
+        );
+    };
+    let weight = |l: &[u8]| fmt.weight(q, l);
+    let mode = Mode::Tail {
+        records: n,
+        weight: &weight,
+    };
+    let mut found: Vec<(Selected, Vec<Vec<u8>>)> = Vec::new();
+    let mut first_out = None;
+    let mut keep = |buf: &[u8], l: &Selected| {
+        first_out = first_out.or(Some(l.offset as usize));
+        let mut recs = Vec::new();
+        fmt.records(&mut recs, q, name, &Line::of(buf, l));
+        found.push((*l, recs));
+        true
+    };
+    let res = search::run(q, search::Input::Bytes(hay), &plan.opts, mode, &mut keep);
+    let res = res.map(|outcome| Searched {
+        outcome,
+        first_out,
+        ..Searched::default()
+    });
+    let mut error = None;
+    let first = first_stamp(bytes, &tf);
+    let mut out = Vec::new();
+    for (l, recs) in found {
+        match (
+            first,
+            key_before(bytes, &tf, first.as_ref(), l.offset as usize),
+        ) {
+            (_, Ok(key)) => out.push(Rec { key, recs }),
+            (_, Err(e)) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    (out, FileResult { res, error })
+}
+
+/// The first stamp of `hay`.
+fn first_stamp(hay: &[u8], tf: &TimeFormat) -> Option<Stamp> {
+    hay.split(|&b| b == b'\n').find_map(|l| tf.stamp(l))
+}
+
+/// The time of the record holding the line at `at`, found backwards: the
+/// nearest stamp at or above it, raised to the latest stamp within
+/// [`SLACK`] bytes above that (the lines farther up are earlier, or the
+/// log is out of order: the first stamped line beyond is checked).
+fn key_before(
+    hay: &[u8],
+    tf: &TimeFormat,
+    first: Option<&Stamp>,
+    at: usize,
+) -> Result<Key, String> {
+    let Some(first) = first else {
+        return Ok(None);
+    };
+    let line_at = |p: usize| {
+        let end = memchr::memchr(b'\n', &hay[p..]).map_or(hay.len(), |i| p + i);
+        &hay[p..end]
+    };
+    let prev = |p: usize| -> Option<usize> {
+        (p > 0).then(|| memchr::memrchr(b'\n', &hay[..p - 1]).map_or(0, |i| i + 1))
+    };
+    // The record's stamp.
+    let mut p = Some(at);
+    let (r, rs) = loop {
+        let Some(q) = p else {
+            return Ok(None);
+        };
+        if let Some(s) = tf.stamp(line_at(q)) {
+            break (q, s);
+        }
+        p = prev(q);
+    };
+    let rk = timeline_key(&rs, first);
+    let mut max = rk;
+    let mut p = prev(r);
+    while let Some(q) = p {
+        if let Some(s) = tf.stamp(line_at(q)) {
+            let k = timeline_key(&s, first);
+            if (q as u64) + SLACK < r as u64 {
+                if k > rk {
+                    return Err(disorder(q as u64, &s, r as u64, &rs));
+                }
+                break;
+            }
+            max = max.max(k);
+        }
+        p = prev(q);
+    }
+    Ok(Some(max))
+}
