@@ -24,6 +24,7 @@ mod say;
 mod select;
 mod sh;
 mod walk;
+mod zcat;
 
 use driver::{Output, Stdin};
 use std::ffi::OsString;

@@ -26,6 +26,8 @@ pub enum Source {
     Grep,
     /// `cat FILE... |` (no files: stdin).
     Cat(Vec<String>),
+    /// `zcat FILE... |` and the other decompressors.
+    Zcat(super::zcat::Zcat),
 }
 
 /// A line-window stage after the greps.
@@ -230,13 +232,27 @@ fn parse_window(words: &[String]) -> Result<Post, String> {
 fn parse_grep(words: &[String]) -> Result<(Vec<String>, Args), String> {
     let mut argv: Vec<String> = Vec::new();
     match words[0].as_str() {
-        "egrep" => argv.push("-E".into()),
-        "fgrep" => argv.push("-F".into()),
+        "egrep" | "zegrep" => argv.push("-E".into()),
+        "fgrep" | "zfgrep" => argv.push("-F".into()),
         _ => {}
     }
     argv.extend(words[1..].iter().cloned());
-    let a = args::parse(argv.iter().map(OsString::from).collect())
+    let mut a = args::parse(argv.iter().map(OsString::from).collect())
         .map_err(|e| format!("'{}': {}", words.join(" "), e.0))?;
+    // grep reads compressed bytes as they are; zgrep decompresses gzip
+    // (it runs `gzip -cdfq`, which passes other files through).
+    let zgrep = words[0].starts_with('z');
+    a.no_decompress = !zgrep;
+    a.gzip_only = zgrep;
+    if zgrep {
+        let recurse = a.walk.directories == super::walk::Directories::Recurse;
+        if recurse || a.files.is_empty() || a.files.iter().any(|f| f == "-") || a.initial_tab {
+            return Err(format!(
+                "'{}' (zgrep is run on named files, without -r or -T)",
+                words.join(" ")
+            ));
+        }
+    }
     let grail_only = !a.excludes.is_empty()
         || a.tail.is_some()
         || a.head.is_some()
@@ -275,13 +291,18 @@ pub fn pipeline(s: &str) -> Result<Pipeline, String> {
             return Err(format!("'{}' (cat options are not run)", w.join(" ")));
         }
         source = Source::Cat(w[1..].to_vec());
+    } else if let Some(z) = it.peek().and_then(|w| super::zcat::parse(w)) {
+        it.next();
+        source = Source::Zcat(z?);
     }
     let mut greps = Vec::new();
     let mut grep_args = Vec::new();
-    while it
-        .peek()
-        .is_some_and(|w| matches!(w[0].as_str(), "grep" | "egrep" | "fgrep"))
-    {
+    while it.peek().is_some_and(|w| {
+        matches!(w[0].as_str(), "grep" | "egrep" | "fgrep")
+            || (greps.is_empty()
+                && source == Source::Grep
+                && matches!(w[0].as_str(), "zgrep" | "zegrep" | "zfgrep"))
+    }) {
         let (argv, a) = parse_grep(&it.next().unwrap())?;
         let recurse = a.walk.directories == super::walk::Directories::Recurse;
         if (!greps.is_empty() || source != Source::Grep) && recurse {
@@ -302,7 +323,8 @@ pub fn pipeline(s: &str) -> Result<Pipeline, String> {
     if greps.is_empty() {
         return Err(match it.peek() {
             Some(w) => format!(
-                "the command '{}' where grep must come (only cat, grep, tail, head and wc -l are run)",
+                "the command '{}' where grep must come (only cat, zcat and the like, grep, zgrep, tail, \
+                 head and wc -l are run)",
                 w[0]
             ),
             None => "a pipeline without grep (it must start with grep or 'cat FILE | grep')".into(),
@@ -405,6 +427,8 @@ fn fuse(p: &Pipeline) -> Option<Args> {
         _ => return None,
     };
     let mut a = args::parse(p.greps[0].iter().map(OsString::from).collect()).ok()?;
+    a.no_decompress = first.no_decompress;
+    a.gzip_only = first.gzip_only;
     // One file or standard input: what the first grep reads is one input.
     if let Source::Cat(files) = &p.source {
         if files.len() > 1 || files.first().is_some_and(|f| f == "-") {
@@ -450,6 +474,18 @@ pub fn explain(p: &Pipeline) -> String {
             Source::Cat(f) => format!(
                 "cat {:?} (read as a pipe: a NUL byte is refused unless grep -a)",
                 f
+            ),
+            Source::Zcat(z) => format!(
+                "{} {:?}: {} text, decompressed in-process{} (read as a pipe: a NUL byte is \
+                 refused unless grep -a)",
+                z.tool,
+                z.files,
+                z.format.name(),
+                if z.force {
+                    ", other files passed through"
+                } else {
+                    ""
+                }
             ),
         }
     ));
@@ -533,8 +569,21 @@ impl Write for LineCounter {
     }
 }
 
-fn stdin_for(p: &Pipeline) -> Stdin {
+fn stdin_for(p: &Pipeline, failed: &std::sync::Arc<std::sync::atomic::AtomicBool>) -> Stdin {
     match &p.source {
+        Source::Zcat(z) => {
+            let limit = match p.grep_args[0].binary {
+                BinaryMode::Text => 0,
+                BinaryMode::Grep => u64::MAX,
+                BinaryMode::Log | BinaryMode::WithoutMatch => crate::source::GREP_READ as u64,
+            };
+            let r = super::zcat::NulGuard {
+                inner: super::zcat::Chain::new(z.clone(), failed.clone()),
+                pos: 0,
+                limit,
+            };
+            Stdin::Reader(std::sync::Mutex::new(Some(Box::new(r))))
+        }
         Source::Grep => Stdin::Real,
         Source::Cat(files) if files.is_empty() => Stdin::Real,
         Source::Cat(files) if files.len() == 1 && files[0] != "-" => {
@@ -578,20 +627,30 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
     if outer.explain {
         return super::say::stdout(explain(&p).as_bytes());
     }
-    let stdin = stdin_for(&p);
+    let failed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stdin = stdin_for(&p, &failed);
+    let status = run_pipeline(&p, &stdin);
+    if failed.load(std::sync::atomic::Ordering::Acquire) {
+        return EXIT_TROUBLE;
+    }
+    status
+}
+
+/// Run the parsed pipeline `p` reading `stdin`; its exit status.
+fn run_pipeline(p: &Pipeline, stdin: &Stdin) -> i32 {
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
-    if let Some(a) = fuse(&p) {
+    if let Some(a) = fuse(p) {
         let later = p.grep_args.len() > 1;
         if p.wc {
             let mut c = LineCounter(0);
-            run_args(&a, &Default::default(), &stdin, &mut c);
+            run_args(&a, &Default::default(), stdin, &mut c);
             if let Err(e) = writeln!(lock, "{}", c.0).and_then(|_| lock.flush()) {
                 return super::say::write_failed(&e);
             }
             return EXIT_SELECTED;
         }
-        let r = run_args(&a, &Default::default(), &stdin, &mut lock);
+        let r = run_args(&a, &Default::default(), stdin, &mut lock);
         if !p.post.is_empty() {
             return EXIT_SELECTED;
         }
@@ -621,7 +680,7 @@ pub fn run(line: &OsString, outer: &Args) -> i32 {
             };
         }
         let input = if i == 0 {
-            stdin_for_stage0(&stdin)
+            stdin_for_stage0(stdin)
         } else {
             Stdin::Bytes(std::mem::take(&mut data))
         };
@@ -665,7 +724,10 @@ fn stdin_for_stage0(s: &Stdin) -> Stdin {
         Stdin::Real => Stdin::Real,
         Stdin::Bytes(b) => Stdin::Bytes(b.clone()),
         Stdin::File(p) => Stdin::File(p.clone()),
-        Stdin::Reader(_) => Stdin::Bytes(Vec::new()),
+        // Read once: stage 0 is its only reader.
+        Stdin::Reader(m) => Stdin::Reader(std::sync::Mutex::new(
+            m.lock().ok().and_then(|mut r| r.take()),
+        )),
     }
 }
 
