@@ -282,7 +282,11 @@ fn decode(format: Format, data: &[u8], state: &State, tx: SyncSender<Vec<u8>>) {
 fn fail(state: &State, format: Format, len: usize, e: &io::Error) {
     let at = state.consumed.load(Ordering::Acquire);
     let made = state.produced.load(Ordering::Acquire);
-    let what = if at as usize >= len {
+    let text = e.to_string().to_ascii_lowercase();
+    let damaged = ["checksum", "crc", "corrupt", "invalid", "mismatch"]
+        .iter()
+        .any(|w| text.contains(w));
+    let what = if at as usize >= len && !damaged {
         format!(
             "{} data cut short: the file ends (byte {len}) inside a compressed stream",
             format.name()
@@ -291,8 +295,13 @@ fn fail(state: &State, format: Format, len: usize, e: &io::Error) {
         format!("{} data corrupt at byte {at} of the file", format.name())
     };
     let msg = format!(
-        "{what} ({}); the {made} bytes of text before it were searched",
-        crate::error::io_text(e)
+        "{what} ({}); the {made} bytes of text decoded before it were searched{}",
+        crate::error::io_text(e),
+        if damaged {
+            " (formats that check their data at the end of a stream may have decoded damaged text)"
+        } else {
+            ""
+        }
     );
     if let Ok(mut f) = state.failure.lock() {
         *f = Some(msg);

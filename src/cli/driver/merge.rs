@@ -109,9 +109,7 @@ struct MergeSink<'a, R: Records> {
     q: &'a Query,
     fmt: &'a crate::printer::Format,
     name: &'a [u8],
-    /// The format, until the first bytes are seen (detected from them).
-    detect: Option<Option<TimeFormat>>,
-    stamper: Option<Stamper>,
+    stamper: Stamper,
     /// Offset (in the input) of the next line whose time is unread.
     pos: u64,
     /// Offset of `buf[0]`.
@@ -127,24 +125,7 @@ impl<R: Records> MergeSink<'_, R> {
         if self.error.is_some() {
             return false;
         }
-        if self.stamper.is_none() {
-            let fmt = match self.detect.take() {
-                Some(Some(f)) => Some(f),
-                Some(None) | None => TimeFormat::detect(&buf[(self.pos - self.base) as usize..]),
-            };
-            match fmt {
-                Some(f) => self.stamper = Some(Stamper::new(f)),
-                None => {
-                    self.error = Some(
-                        "no timestamp in a format grail knows in the first lines; --merge needs \
-                         timestamped lines (--time-format FMT gives the format)"
-                            .into(),
-                    );
-                    return false;
-                }
-            }
-        }
-        let st = self.stamper.as_mut().expect("set above");
+        let st = &mut self.stamper;
         let mut p = (self.pos - self.base) as usize;
         while p < upto {
             let end = memchr::memchr(b'\n', &buf[p..]).map_or(buf.len(), |i| p + i);
@@ -167,7 +148,7 @@ impl<R: Records> Sink for MergeSink<'_, R> {
         if !self.advance(buf, end) {
             return false;
         }
-        let key = self.stamper.as_ref().and_then(|s| s.max);
+        let key = self.stamper.max;
         let mut recs = Vec::new();
         self.fmt
             .records(&mut recs, self.q, self.name, &Line::of(buf, l));
@@ -252,12 +233,6 @@ impl Driver<'_, '_> {
     /// print one timeline. `None`: never (`-q` does not merge).
     pub(super) fn each_merged(&mut self, job: &mut dyn jobs::Job) -> Option<bool> {
         let plan = self.plan;
-        let mut ready: Vec<Ready> = Vec::new();
-        for item in plan.inputs() {
-            if let Some(r) = self.prepare(job, item, None, false) {
-                ready.push(r);
-            }
-        }
         let explicit = match &plan.args.time_format {
             Some(f) => match TimeFormat::parse(f) {
                 Ok(f) => Some(f),
@@ -269,12 +244,44 @@ impl Driver<'_, '_> {
             },
             None => None,
         };
+        let mut ready: Vec<Ready> = Vec::new();
+        let mut formats: Vec<TimeFormat> = Vec::new();
+        for item in plan.inputs() {
+            let Some(mut r) = self.prepare(job, item, None, false) else {
+                continue;
+            };
+            match explicit.clone().or_else(|| detect(&mut r)) {
+                Some(f) => {
+                    ready.push(r);
+                    formats.push(f);
+                }
+                None => self.error(&r.name, NO_STAMPS),
+            }
+        }
+        // Logs with years and logs without cannot share a timeline.
+        if let (Some(a), Some(b)) = (
+            formats.iter().position(|f| f.has_year()),
+            formats.iter().position(|f| !f.has_year()),
+        ) {
+            let msg = format!(
+                "grail: --merge: the timestamps of {} have no year ({}) and those of {} do ({}): \
+                 one timeline needs both with years or both without (--time-format can say how to \
+                 read them)",
+                String::from_utf8_lossy(&ready[b].name),
+                formats[b].name(),
+                String::from_utf8_lossy(&ready[a].name),
+                formats[a].name()
+            );
+            self.say(&msg);
+            self.errors = true;
+            return Some(false);
+        }
         let results = match plan.job {
             super::super::plan::Job::Tail(n) => {
                 let n = usize::try_from(n).unwrap_or(usize::MAX);
-                self.merged_tail(&mut ready, explicit.as_ref(), n)
+                self.merged_tail(&mut ready, &formats, n)
             }
-            _ => self.merged_forward(&mut ready, explicit.as_ref()),
+            _ => self.merged_forward(&mut ready, &formats),
         };
         let mut any = false;
         for (r, f) in ready.iter().zip(results) {
@@ -288,11 +295,7 @@ impl Driver<'_, '_> {
 
     /// Every file searched on its own thread, the records merged as they
     /// come.
-    fn merged_forward(
-        &mut self,
-        ready: &mut [Ready],
-        explicit: Option<&TimeFormat>,
-    ) -> Vec<FileResult> {
+    fn merged_forward(&mut self, ready: &mut [Ready], formats: &[TimeFormat]) -> Vec<FileResult> {
         let plan = self.plan;
         let head = plan
             .args
@@ -301,17 +304,15 @@ impl Driver<'_, '_> {
         std::thread::scope(|s| {
             let mut rxs = Vec::new();
             let mut handles = Vec::new();
-            for r in ready.iter_mut() {
+            for (r, tf) in ready.iter_mut().zip(formats) {
                 let (tx, rx) = mpsc::sync_channel::<Vec<Rec>>(4);
                 rxs.push(rx);
-                let detect = explicit.cloned().map(Some);
                 handles.push(s.spawn(move || {
                     let mut sink = MergeSink {
                         q: &plan.q,
                         fmt: &r.fmt,
                         name: &r.name[..],
-                        detect,
-                        stamper: None,
+                        stamper: Stamper::new(tf.clone()),
                         pos: 0,
                         base: 0,
                         to: Sender {
@@ -390,14 +391,15 @@ impl Driver<'_, '_> {
     fn merged_tail(
         &mut self,
         ready: &mut [Ready],
-        explicit: Option<&TimeFormat>,
+        formats: &[TimeFormat],
         n: usize,
     ) -> Vec<FileResult> {
         let plan = self.plan;
         let parts: Vec<(Vec<Rec>, FileResult)> = std::thread::scope(|s| {
             let handles: Vec<_> = ready
                 .iter_mut()
-                .map(|r| s.spawn(move || file_tail(plan, r, explicit, n)))
+                .zip(formats)
+                .map(|(r, tf)| s.spawn(move || file_tail(plan, r, tf, n)))
                 .collect();
             handles
                 .into_iter()
@@ -465,7 +467,7 @@ fn search_one(
 fn file_tail(
     plan: &crate::cli::plan::Plan,
     r: &mut Ready,
-    explicit: Option<&TimeFormat>,
+    tf: &TimeFormat,
     n: usize,
 ) -> (Vec<Rec>, FileResult) {
     let (q, fmt, name) = (&plan.q, &r.fmt, &r.name[..]);
@@ -481,8 +483,7 @@ fn file_tail(
             q,
             fmt,
             name,
-            detect: explicit.cloned().map(Some),
-            stamper: None,
+            stamper: Stamper::new(tf.clone()),
             pos: 0,
             base: 0,
             to: Ring {
@@ -502,20 +503,6 @@ fn file_tail(
         return (sink.to.recs.into(), FileResult { res, error });
     };
     let bytes = hay.bytes();
-    let Some(tf) = explicit.cloned().or_else(|| TimeFormat::detect(bytes)) else {
-        let error = Some(
-            "no timestamp in a format grail knows in the first lines; --merge needs timestamped \
-             lines (--time-format FMT gives the format)"
-                .into(),
-        );
-        return (
-            Vec::new(),
-            FileResult {
-                res: Ok(Searched::default()),
-                error,
-            },
-        );
-    };
     let weight = |l: &[u8]| fmt.weight(q, l);
     let mode = Mode::Tail {
         records: n,
@@ -537,21 +524,76 @@ fn file_tail(
         ..Searched::default()
     });
     let mut error = None;
-    let first = first_stamp(bytes, &tf);
+    let first = first_stamp(bytes, tf);
     let mut out = Vec::new();
     for (l, recs) in found {
-        match (
-            first,
-            key_before(bytes, &tf, first.as_ref(), l.offset as usize),
-        ) {
-            (_, Ok(key)) => out.push(Rec { key, recs }),
-            (_, Err(e)) => {
+        match key_before(bytes, tf, first.as_ref(), l.offset as usize) {
+            Ok(key) => out.push(Rec { key, recs }),
+            Err(e) => {
                 error = Some(e);
                 break;
             }
         }
     }
     (out, FileResult { res, error })
+}
+
+const NO_STAMPS: &str = "no timestamp in a format grail knows in the first lines; --merge needs \
+     timestamped lines (--time-format FMT gives the format)";
+
+/// The time format of a prepared input, detected from its first 64 KiB
+/// (a stream's are read ahead and handed back to its reader).
+fn detect(r: &mut Ready) -> Option<TimeFormat> {
+    match r.input.take()? {
+        Input::Whole(bytes) => {
+            let f = match r.region.as_ref() {
+                Some(reg) => TimeFormat::detect(&bytes[reg.start..reg.end.min(bytes.len())]),
+                None => None,
+            };
+            r.input = Some(Input::Whole(bytes));
+            f
+        }
+        Input::Stream(mut rd) => {
+            let mut head = vec![0u8; 64 << 10];
+            let mut n = 0;
+            while n < head.len() {
+                match rd.read(&mut head[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            head.truncate(n);
+            let f = TimeFormat::detect(&head);
+            r.input = Some(Input::Stream(Box::new(Ahead {
+                head,
+                pos: 0,
+                rest: rd,
+            })));
+            f
+        }
+    }
+}
+
+/// A stream whose first bytes were read ahead: they come first, and each
+/// read is filled as the stream alone would fill it.
+struct Ahead {
+    head: Vec<u8>,
+    pos: usize,
+    rest: Box<dyn std::io::Read + Send>,
+}
+
+impl std::io::Read for Ahead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = (self.head.len() - self.pos).min(buf.len());
+        buf[..k].copy_from_slice(&self.head[self.pos..self.pos + k]);
+        self.pos += k;
+        if k == buf.len() {
+            return Ok(k);
+        }
+        Ok(k + self.rest.read(&mut buf[k..])?)
+    }
 }
 
 /// The first stamp of `hay`.
