@@ -256,7 +256,7 @@ fn an_archive_cut_short_prints_the_lines_before_it_and_exits_2() {
         let cut = format!("cut.{ext}");
         std::fs::write(d.path().join(&cut), &whole[..whole.len() * 2 / 3]).unwrap();
         let cat = cat_cmd(ext, tool, "/dev/null");
-        if !(ext == "lz4" && !has(tool)) {
+        if ext != "lz4" || has(tool) {
             // The decompressor writes what it decoded: the same text.
             let want = common::bash(d.path(), &format!("{cat} {cut} 2>/dev/null | grep -n e"));
             let got = common::run(GRAIL, &["-n", "e", &cut], d.path(), None);

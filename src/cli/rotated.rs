@@ -14,7 +14,7 @@ use std::path::Path;
 const EXTENSIONS: [&[u8]; 5] = [b".gz", b".zst", b".xz", b".bz2", b".lz4"];
 
 /// How one directory entry belongs to FILE's set.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Member {
     /// `FILE-DATE…`: sorted by its suffix (length first, then bytes).
     Dated(usize, Vec<u8>),
