@@ -109,7 +109,7 @@ fn oracle(dir: &Path, files: &[(&str, &str)], pattern: &str, numbers: bool) -> V
             }
         }
     }
-    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all.sort_by_key(|a| a.0);
     all.into_iter().flat_map(|x| x.1).collect()
 }
 
