@@ -58,6 +58,8 @@ fn nul_bytes_follow_the_log_rule() {
             assert_eq!(got.stdout, want.stdout, "{f}");
             assert_eq!(got.status.code(), want.status.code(), "{f}");
             let err = String::from_utf8_lossy(&got.stderr).replace(&f, name);
+            let (note, err) = err.split_once('\n').unwrap();
+            assert!(note.contains("compressed: searching its text"), "{note}");
             assert_eq!(err, String::from_utf8_lossy(&want.stderr), "{f}");
         }
         let got = common::run(

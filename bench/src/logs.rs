@@ -791,3 +791,137 @@ pub fn generate_vec(spec: &GenSpec) -> Vec<u8> {
     }
     v
 }
+
+/// `file` compressed by `cmd` (`gzip -1`, `zstd -q`) as `FILE.EXT`, made
+/// once with the tool, then reused.
+pub fn compressed(file: &Path, ext: &str, cmd: &str) -> std::io::Result<PathBuf> {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    let out = file.with_file_name(format!("{name}.{ext}"));
+    if out.is_file() {
+        eprintln!("reusing {}", out.display());
+        return Ok(out);
+    }
+    let tmp = file.with_file_name(format!(".{name}.{ext}.tmp{}", std::process::id()));
+    let script = format!("{cmd} -c \"$1\" > \"$2\"");
+    let st = std::process::Command::new("bash")
+        .args(["-c", &script, "sh"])
+        .arg(file)
+        .arg(&tmp)
+        .status()?;
+    if !st.success() {
+        return Err(std::io::Error::other(format!("{cmd} failed: {st}")));
+    }
+    std::fs::rename(&tmp, &out)?;
+    eprintln!("compressed {} as {}", file.display(), out.display());
+    Ok(out)
+}
+
+/// A logrotate set beside `file`: `FILE.rot/app.log` (a hard link to the
+/// file, else a copy), `app.log.1.gz` and `app.log.2.gz` (gzip of its
+/// first 32 MiB each). Made once, then reused; returns `…/app.log`.
+pub fn rotated(file: &Path) -> std::io::Result<PathBuf> {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    let dir = file.with_file_name(format!("{name}.rot"));
+    let newest = dir.join("app.log");
+    if dir.is_dir() {
+        eprintln!("reusing {}", dir.display());
+        return Ok(newest);
+    }
+    let tmp = file.with_file_name(format!(".{name}.rot.tmp{}", std::process::id()));
+    std::fs::create_dir_all(&tmp)?;
+    if std::fs::hard_link(file, tmp.join("app.log")).is_err() {
+        std::fs::copy(file, tmp.join("app.log"))?;
+    }
+    let data = std::fs::read(file)?;
+    let cut = memchr::memchr(b'\n', &data[data.len().min(32 << 20).saturating_sub(1)..])
+        .map_or(data.len(), |i| {
+            data.len().min(32 << 20).saturating_sub(1) + i + 1
+        });
+    let head = tmp.join("head.log");
+    std::fs::write(&head, &data[..cut])?;
+    for n in 1..=2 {
+        let st = std::process::Command::new("bash")
+            .args(["-c", "gzip -1 -c \"$1\" > \"$2\"", "sh"])
+            .arg(&head)
+            .arg(tmp.join(format!("app.log.{n}.gz")))
+            .status()?;
+        if !st.success() {
+            return Err(std::io::Error::other("gzip failed"));
+        }
+    }
+    std::fs::remove_file(&head)?;
+    std::fs::rename(&tmp, &dir)?;
+    eprintln!("made the rotated set {}", dir.display());
+    Ok(newest)
+}
+
+/// Per-rank logs for `--merge`: `ranks` files of about `each` bytes under
+/// `DIR/ranksN-SIZE/rankR.log`, every line stamped at its start with a
+/// distinct microsecond (rank R's lines at R mod `ranks`), so that
+/// `sort -m` of the files is their timeline. About one line in 20,000 is
+/// an error the seed query selects; the last ones sit near each file's end.
+pub fn ranks(dir: &Path, ranks: usize, each: u64, seed: u64) -> std::io::Result<PathBuf> {
+    let out = dir.join(format!("ranks{ranks}-{}-s{seed}", size_label(each)));
+    if out.is_dir() {
+        eprintln!("reusing {}", out.display());
+        return Ok(out);
+    }
+    let tmp = dir.join(format!(".ranks.tmp{}", std::process::id()));
+    std::fs::create_dir_all(&tmp)?;
+    (0..ranks).into_par_iter().try_for_each(|r| -> std::io::Result<()> {
+        use std::io::Write;
+        let mut f = std::io::BufWriter::with_capacity(1 << 20, File::create(tmp.join(format!("rank{r}.log")))?);
+        let mut rng = seed ^ (r as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let (mut written, mut i) = (0u64, 0u64);
+        let start: u64 = 1_764_455_581_000_000; // 2025-11-29 22:33:01 UTC, in microseconds
+        while written < each {
+            let us = start + (i * ranks as u64 + r as u64) * 37;
+            let (secs, micro) = (us / 1_000_000, us % 1_000_000);
+            let days = secs / 86_400;
+            let (y, m, d) = civil(days as i64);
+            let t = secs % 86_400;
+            let line = if next() % 20_000 == 0 || (written + 4096 > each && next() % 8 == 0) {
+                format!(
+                    "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{micro:06} rank{r} ERROR RuntimeError: NCCL error in step {i}\n",
+                    t / 3600, t / 60 % 60, t % 60
+                )
+            } else {
+                format!(
+                    "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{micro:06} rank{r} INFO step {i} loss {}.{:04} throughput {} tokens/s\n",
+                    t / 3600, t / 60 % 60, t % 60, next() % 10, next() % 10_000, next() % 90_000
+                )
+            };
+            f.write_all(line.as_bytes())?;
+            written += line.len() as u64;
+            i += 1;
+        }
+        f.flush()
+    })?;
+    std::fs::rename(&tmp, &out)?;
+    eprintln!(
+        "generated {ranks} rank logs of {} under {}",
+        size_label(each),
+        out.display()
+    );
+    Ok(out)
+}
+
+/// The civil date of a day count since 1970-01-01 (Howard Hinnant's
+/// algorithm).
+fn civil(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}

@@ -28,7 +28,12 @@ Data:
 Timing:
   --runs N             timed runs per contender after one warm-up/check run (default 5)
   --scenarios LIST     comma-separated subset of: t10,t10a,t1000,count,full,icase,regex,since,n-t10,
-                       rtree (the log cut into 16 KiB files, -r -c)
+                       rtree (the log cut into 16 KiB files, -r -c),
+                       gz-c, zst-c (-c on the log compressed by gzip -1 / zstd, against
+                       zcat|grep, zstdcat|grep, rg -z), rot-t10 (--rotated -t 10: the log
+                       as the newest of a set with two older gzip files), merge-t20 and
+                       rank-t20 (--merge -t 20 over 8 rank logs of SIZE/8, against
+                       sort -m | grep | tail; -t 20 on one of them)
                        (since: --since the timestamp found at 99% of the file; the pipelines
                        start at its first line with sed)
   --floor              also time a bare memchr newline pass over the mmapped file

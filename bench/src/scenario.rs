@@ -73,10 +73,29 @@ pub(crate) struct Scenario {
     pub(crate) gnu: String,
     pub(crate) rg: String,
     pub(crate) tac: Option<String>,
-    /// The input is a tree of small logs cut from the file ([`TREE_PIECE`]
-    /// bytes each), and outputs are compared as sets of lines (ripgrep
-    /// prints files in the order its threads finish them).
-    pub(crate) tree: bool,
+    /// What the contenders read, made from the generated log.
+    pub(crate) prep: Prep,
+}
+
+/// The input of a scenario, made from the generated log.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prep {
+    /// The log itself.
+    Plain,
+    /// A tree of small logs cut from the file ([`TREE_PIECE`] bytes each);
+    /// outputs are compared as sets of lines (ripgrep prints files in the
+    /// order its threads finish them).
+    Tree,
+    /// The log as `gzip -1` made it.
+    Gzip,
+    /// The log as `zstd` (level 3) made it.
+    Zstd,
+    /// A logrotate set: the log, then two older gzip files (`$1` is the
+    /// newest, `app.log`).
+    Rotated,
+    /// Eight rank logs of an eighth of `--size` each, stamped at line
+    /// start (`$1` is their directory).
+    Ranks,
 }
 
 /// The size of each log in the tree scenarios.
@@ -116,7 +135,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(INC),
                 q(EXC)
             )),
-            tree: false,
+            prep: Prep::Plain,
         }
     };
     // `-a`: no check of grep's first read (96 KiB); otherwise the same
@@ -138,7 +157,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
-            tree: false,
+            prep: Prep::Plain,
         },
         Scenario {
             key: "full",
@@ -151,7 +170,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
-            tree: false,
+            prep: Prep::Plain,
         },
         tail("icase", "-i -t 10", 10, true),
         Scenario {
@@ -165,7 +184,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
-            tree: false,
+            prep: Prep::Plain,
         },
         Scenario {
             key: "since",
@@ -182,7 +201,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
-            tree: false,
+            prep: Prep::Plain,
         },
         Scenario {
             key: "n-t10",
@@ -199,7 +218,76 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(EXC_RG)
             ),
             tac: None,
-            tree: false,
+            prep: Prep::Plain,
+        },
+        Scenario {
+            key: "gz-c",
+            label: "-c, gzip -1 file",
+            grail: strs(&["-c", "-E", INC]),
+            gnu: format!("zcat \"$1\" | grep -c -E {}", q(INC)),
+            rg: format!("rg --no-config -z -c {} \"$1\"", q(INC)),
+            tac: None,
+            prep: Prep::Gzip,
+        },
+        Scenario {
+            key: "zst-c",
+            label: "-c, zstd file",
+            grail: strs(&["-c", "-E", INC]),
+            gnu: format!("zstdcat \"$1\" | grep -c -E {}", q(INC)),
+            rg: format!("rg --no-config -z -c {} \"$1\"", q(INC)),
+            tac: None,
+            prep: Prep::Zstd,
+        },
+        Scenario {
+            key: "rot-t10",
+            label: "--rotated -t 10",
+            grail: strs(&["-h", "-E", INC, "--not-G", EXC, "-t", "10", "--rotated"]),
+            gnu: format!(
+                "zcat -f \"$1\".2.gz \"$1\".1.gz \"$1\" | grep -E {} | grep -v {} | tail -n 10",
+                q(INC),
+                q(EXC)
+            ),
+            rg: format!(
+                "zcat -f \"$1\".2.gz \"$1\".1.gz \"$1\" | rg --no-config {} | rg --no-config -v {} | tail -n 10",
+                q(INC),
+                q(EXC_RG)
+            ),
+            tac: None,
+            prep: Prep::Rotated,
+        },
+        Scenario {
+            key: "merge-t20",
+            label: "--merge -t 20, 8 ranks",
+            grail: strs(&["--merge", "-h", "-E", INC, "--not-G", EXC, "-t", "20"]),
+            gnu: format!(
+                "sort -m \"$1\"/rank*.log | grep -E {} | grep -v {} | tail -n 20",
+                q(INC),
+                q(EXC)
+            ),
+            rg: format!(
+                "sort -m \"$1\"/rank*.log | rg --no-config {} | rg --no-config -v {} | tail -n 20",
+                q(INC),
+                q(EXC_RG)
+            ),
+            tac: None,
+            prep: Prep::Ranks,
+        },
+        Scenario {
+            key: "rank-t20",
+            label: "-t 20, one rank",
+            grail: strs(&["-h", "-E", INC, "--not-G", EXC, "-t", "20"]),
+            gnu: format!(
+                "grep -E {} \"$1\"/rank0.log | grep -v {} | tail -n 20",
+                q(INC),
+                q(EXC)
+            ),
+            rg: format!(
+                "rg --no-config {} \"$1\"/rank0.log | rg --no-config -v {} | tail -n 20",
+                q(INC),
+                q(EXC_RG)
+            ),
+            tac: None,
+            prep: Prep::Ranks,
         },
         Scenario {
             key: "rtree",
@@ -208,7 +296,7 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
             gnu: format!("grep -r -c -E {} \"$1\"", q(INC)),
             rg: format!("rg --no-config -uuu -c --include-zero {} \"$1\"", q(INC)),
             tac: None,
-            tree: true,
+            prep: Prep::Tree,
         },
     ]
 }
@@ -221,11 +309,31 @@ pub(crate) struct Env {
 }
 
 impl Scenario {
+    /// grail's command line as a script over the files of `"$1"` (the
+    /// one-rank scenario reads rank0.log).
+    fn grail_sh(&self, grail: &Path) -> String {
+        let mut s = q(&grail.to_string_lossy());
+        for a in &self.grail {
+            s.push(' ');
+            s.push_str(&q(a));
+        }
+        if self.key == "rank-t20" {
+            s + " \"$1\"/rank0.log"
+        } else {
+            s + " \"$1\"/rank*.log"
+        }
+    }
+
     pub(crate) fn cmd(&self, c: Contender, env: &Env) -> Cmd {
         match c {
+            // The eight rank files: a glob the shell expands.
+            Contender::Grail if self.prep == Prep::Ranks => Cmd::Sh(self.grail_sh(&env.grail)),
             Contender::Grail => Cmd::Grail(self.grail.clone()),
-            Contender::Baseline if env.baseline.is_none() => Cmd::Skip("no --baseline"),
-            Contender::Baseline => Cmd::Baseline(self.grail.clone()),
+            Contender::Baseline => match &env.baseline {
+                None => Cmd::Skip("no --baseline"),
+                Some(b) if self.prep == Prep::Ranks => Cmd::Sh(self.grail_sh(b)),
+                Some(_) => Cmd::Baseline(self.grail.clone()),
+            },
             Contender::Gnu => Cmd::Sh(self.gnu.clone()),
             Contender::Rg if !env.has_rg => Cmd::Skip("rg not installed"),
             Contender::Rg => Cmd::Sh(self.rg.clone()),
@@ -376,28 +484,40 @@ pub(crate) fn bench_scenario(
     } else {
         sc
     };
-    let tree_dir;
-    let file = if sc.tree {
-        match grail_bench::logs::tree(file, TREE_PIECE) {
+    let made;
+    let tree = sc.prep == Prep::Tree;
+    let file = if sc.prep == Prep::Plain {
+        file
+    } else {
+        let dir = file.parent().unwrap_or(Path::new("."));
+        let r = match sc.prep {
+            Prep::Tree => grail_bench::logs::tree(file, TREE_PIECE),
+            Prep::Gzip => grail_bench::logs::compressed(file, "gz", "gzip -1"),
+            Prep::Zstd => grail_bench::logs::compressed(file, "zst", "zstd -q"),
+            Prep::Rotated => grail_bench::logs::rotated(file),
+            _ => grail_bench::logs::ranks(dir, 8, bytes / 8, 1),
+        };
+        match r {
             Ok(d) => {
-                tree_dir = d;
-                &tree_dir
+                made = d;
+                &made
             }
             Err(e) => {
-                eprintln!("{label}: cannot cut {} into a tree: {e}", file.display());
+                eprintln!(
+                    "{label}: cannot make its input from {}: {e}",
+                    file.display()
+                );
                 return Vec::new();
             }
         }
-    } else {
-        file
     };
-    let cold = cold && !sc.tree;
+    let cold = cold && sc.prep != Prep::Tree && sc.prep != Prep::Ranks;
     let mut cmds: Vec<(Contender, Cmd)> = CONTENDERS
         .iter()
         .filter(|&&c| c != Contender::Baseline || env.baseline.is_some())
         .map(|&c| (c, sc.cmd(c, env)))
         .collect();
-    let read = (!sc.tree)
+    let read = (sc.prep == Prep::Plain)
         .then(|| grail_read(env, &sc.grail, file))
         .flatten();
     if let (Some(n), Some(limit)) = (read, cmds.iter_mut().find(|c| c.0 == Contender::Limit)) {
@@ -423,10 +543,10 @@ pub(crate) fn bench_scenario(
         "{label:<16} (harness RSS {:.1} MiB) check",
         run::self_rss_kib().unwrap_or(0) as f64 / 1024.0
     );
-    let mut timing = check(&cmds, env, file, &mut rows, sc.tree);
+    let mut timing = check(&cmds, env, file, &mut rows, tree);
     eprint!(" ok; timing");
     for round in 0..runs {
-        timing.round(round, &cmds, env, (file, sc.tree), cold, &mut rows);
+        timing.round(round, &cmds, env, (file, tree), cold, &mut rows);
         eprint!(".");
     }
     eprintln!();
@@ -460,7 +580,7 @@ fn since_near_end(sc: &Scenario, label: &str, env: &Env, file: &Path) -> Option<
         gnu: sub(&sc.gnu),
         rg: sub(&sc.rg),
         tac: sc.tac.as_deref().map(sub),
-        tree: sc.tree,
+        prep: sc.prep,
     };
     // What grail read, from its own --json summary.
     let mut av = vec![env.grail.to_string_lossy().into_owned(), "--json".into()];

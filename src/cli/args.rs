@@ -843,6 +843,12 @@ Parts of a file (grail):
   TIME: 2026-11-29, '2026-11-29 22:33[:01][.5][Z|+01:00]', 'Nov 29 22:33:01', '11-29 22:33:01',
         22:33 (the log's last day), @EPOCH, '10m ago', -2h
 
+Many files as one log (grail):
+      --no-decompress       search compressed files' bytes as grep does (default: gzip, zstd, xz,
+                            bzip2 and lz4 files, known by their magic bytes, are searched as their text)
+      --rotated=FILE        FILE's logrotate set, oldest first (FILE-DATE..., FILE.N[.gz...], FILE)
+      --merge               print the selected lines of all files as one timeline, by timestamp
+
 Following (grail):
       --follow              after the last N selected lines (-t N, default 10), print new ones as the
                             files grow; survives rotation by rename, truncation and re-creation

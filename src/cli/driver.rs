@@ -111,6 +111,8 @@ pub struct Driver<'p, 'w> {
     stats: Option<Vec<FileStats>>,
     /// Standard output's file, when no input may be it (see [`output_file`]).
     output: Option<(u64, u64)>,
+    /// stderr said that compressed files are searched as their text.
+    said_decompressed: bool,
     /// Where lines go.
     pub out: Out<'w>,
 }
@@ -151,6 +153,7 @@ fn run(plan: &Plan, stdin: &Stdin, output: Output<'_>) -> RunResult {
         stdin,
         errors: false,
         stats: plan.reports.then(Vec::new),
+        said_decompressed: false,
         output: if output.to_stdout {
             output_file(args)
         } else {
@@ -337,6 +340,7 @@ impl Driver<'_, '_> {
                         errors: false,
                         stats: None,
                         output: None,
+                        said_decompressed: true,
                         out: Out {
                             w: io::BufWriter::with_capacity(0, &mut buf),
                             line_buffered: false,
@@ -416,6 +420,19 @@ impl Driver<'_, '_> {
         if f != "-" {
             if let Some(mode) = self.plan.decompress {
                 (input, compressed) = decompress(input, mode);
+            }
+        }
+        if let Some(c) = &compressed {
+            let a = self.plan.args;
+            // zgrep (`--sh`) decompresses too: no difference to name.
+            if !self.said_decompressed && !a.gzip_only && !a.quiet && !a.no_messages {
+                self.said_decompressed = true;
+                self.say(&format!(
+                    "grail: {}: {} compressed: searching its text, as zcat FILE | grep does \
+                     (grep would search the compressed bytes; --no-decompress does); said once",
+                    String::from_utf8_lossy(&name),
+                    c.format.name()
+                ));
             }
         }
         // A pipe's size is unknown to grep (`-T` widths), also when

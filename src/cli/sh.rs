@@ -323,7 +323,7 @@ pub fn pipeline(s: &str) -> Result<Pipeline, String> {
     if greps.is_empty() {
         return Err(match it.peek() {
             Some(w) => format!(
-                "the command '{}' where grep must come (only cat, zcat and the like, grep, zgrep, tail, \
+                "the command '{}' where grep must come (only cat, grep, zcat and the like, zgrep, tail, \
                  head and wc -l are run)",
                 w[0]
             ),

@@ -19,8 +19,8 @@
 //! use std::io::Read;
 //!
 //! let gz = [
-//!     0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x73, 0x0d, 0x0a, 0x72, 0x0a, 0xe2, 0x02, 0x00, 0x43,
-//!     0x37, 0x07, 0xfe, 0x06, 0x00, 0x00, 0x00,
+//!     0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 3, 0x73, 0x0d, 0x0a, 0xf2, 0x0f, 0xe2, 0x02, 0x00, 0xcb,
+//!     0x7d, 0x1e, 0xde, 0x06, 0x00, 0x00, 0x00,
 //! ]; // gzip of "ERROR\n"
 //! assert_eq!(Format::detect(&gz), Some(Format::Gzip));
 //! let (mut text, c) = Compressed::new(Format::Gzip, gz.to_vec().into());
@@ -28,6 +28,13 @@
 //! text.read_to_string(&mut s).unwrap();
 //! assert_eq!(s, "ERROR\n");
 //! assert!(c.failure().is_none());
+//! assert_eq!((c.consumed(), c.produced()), (26, 6));
+//!
+//! // Cut short: the text decoded so far, then the reason.
+//! let (mut text, c) = Compressed::new(Format::Gzip, gz[..20].to_vec().into());
+//! let mut v = Vec::new();
+//! text.read_to_end(&mut v).unwrap();
+//! assert!(c.failure().unwrap().starts_with("gzip data cut short: the file ends (byte 20)"));
 //! ```
 
 use super::Bytes;
