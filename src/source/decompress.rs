@@ -3,8 +3,10 @@
 //! stream), bzip2 (every stream) and lz4 frames.
 //!
 //! One thread decompresses while the search reads what it made: the text
-//! goes through a channel of at most [`QUEUE`] blocks of [`BLOCK`] bytes, so
-//! memory stays bounded whatever the size (plus the decoder's own window:
+//! goes through a channel of at most [`QUEUE`] blocks of [`BLOCK`] bytes,
+//! and the pages of the mapped compressed file are released behind the
+//! decoder every 4 MiB, so memory stays bounded whatever the size (plus
+//! the decoder's own window:
 //! 32 KiB for gzip, at most the frame's window for zstd (the decoder's
 //! default limit is 128 MiB), the stream's dictionary for xz (64 MiB at
 //! `xz -9`), 900 KB for bzip2, 64 KiB to 4 MiB for lz4).
@@ -47,6 +49,9 @@ use std::sync::{Arc, Mutex};
 pub const BLOCK: usize = 256 * 1024;
 /// ... and at most this many blocks wait.
 pub const QUEUE: usize = 4;
+/// The pages of a mapped compressed file are released behind the decoder
+/// this many bytes at a time.
+const RELEASE: usize = 4 << 20;
 
 /// A compression format grail decompresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,10 +206,14 @@ impl Read for Text {
     }
 }
 
-/// The compressed bytes as the decoder reads them, counting what it used.
+/// The compressed bytes as the decoder reads them, counting what it used
+/// and releasing the pages of a mapping behind it (memory stays bounded
+/// whatever the file's size).
 struct Source<'a> {
+    hay: super::Haystack<'a>,
     data: &'a [u8],
     pos: usize,
+    released: usize,
     state: &'a State,
 }
 
@@ -228,6 +237,10 @@ impl BufRead for Source<'_> {
 
     fn consume(&mut self, n: usize) {
         self.pos += n;
+        if self.pos - self.released >= RELEASE {
+            self.hay.release(self.released, self.pos);
+            self.released = self.pos;
+        }
         self.state
             .consumed
             .store(self.pos as u64, Ordering::Release);
@@ -236,10 +249,14 @@ impl BufRead for Source<'_> {
 
 /// The decoder thread: decode `data` into blocks sent to `tx`, until the
 /// end, a failure (recorded in `state`) or the reader going away.
-fn decode(format: Format, data: &[u8], state: &State, tx: SyncSender<Vec<u8>>) {
+fn decode(format: Format, bytes: &Bytes, state: &State, tx: SyncSender<Vec<u8>>) {
+    let hay = bytes.haystack();
+    let data = hay.bytes();
     let src = Source {
+        hay,
         data,
         pos: 0,
+        released: 0,
         state,
     };
     let mut dec: Box<dyn Read + '_> = match format {
