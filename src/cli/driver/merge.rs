@@ -16,7 +16,7 @@
 use super::{Driver, Ready};
 use crate::cli::jobs::{self, Searched};
 use crate::query::Query;
-use crate::search::{self, Line, Mode, SearchError, Selected, Sink};
+use crate::search::{self, Line, Mode, Resume, SearchError, Selected, Sink};
 use crate::source::Input;
 use crate::timewin::{timeline_key, Stamp, TimeFormat};
 use std::collections::{BinaryHeap, VecDeque};
@@ -36,6 +36,8 @@ const BATCH: usize = 256;
 struct Rec {
     key: Key,
     recs: Vec<Vec<u8>>,
+    /// Where the line starts in its input.
+    at: u64,
 }
 
 /// The times of one file's lines, read in order.
@@ -152,7 +154,11 @@ impl<R: Records> Sink for MergeSink<'_, R> {
         let mut recs = Vec::new();
         self.fmt
             .records(&mut recs, self.q, self.name, &Line::of(buf, l));
-        self.to.push(Rec { key, recs })
+        self.to.push(Rec {
+            key,
+            recs,
+            at: l.offset,
+        })
     }
 
     fn reached(&mut self, _out: &mut Vec<u8>, buf: &[u8], upto: usize) {
@@ -387,7 +393,12 @@ impl Driver<'_, '_> {
         })
     }
 
-    /// Each file's last `n` records found from its end, then merged.
+    /// The last `n` records of the timeline, merged backwards: each file
+    /// is searched over its last bytes only (64 KiB, then 4 times more as
+    /// needed), until every file either was read from its start or holds no
+    /// line before that stretch that could be among the last `n` (the
+    /// latest time before the stretch is earlier than the `n`-th last
+    /// record). A stream is read to its end, its last `n` kept.
     fn merged_tail(
         &mut self,
         ready: &mut [Ready],
@@ -395,31 +406,56 @@ impl Driver<'_, '_> {
         n: usize,
     ) -> Vec<FileResult> {
         let plan = self.plan;
-        let parts: Vec<(Vec<Rec>, FileResult)> = std::thread::scope(|s| {
-            let handles: Vec<_> = ready
-                .iter_mut()
-                .zip(formats)
-                .map(|(r, tf)| s.spawn(move || file_tail(plan, r, tf, n)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        let res = Err(SearchError::Io(std::io::Error::other("search failed")));
-                        (Vec::new(), FileResult { res, error: None })
-                    })
-                })
-                .collect()
-        });
-        let mut all: Vec<((Key, usize, usize), Rec)> = Vec::new();
-        let mut results = Vec::new();
-        for (i, (recs, res)) in parts.into_iter().enumerate() {
-            all.extend(
-                recs.into_iter()
+        let mut parts: Vec<Part> = ready.iter().map(|_| Part::default()).collect();
+        let mut window: Vec<usize> = vec![TAIL_WINDOW; ready.len()];
+        let mut todo: Vec<usize> = (0..ready.len()).collect();
+        while !todo.is_empty() {
+            let searched: Vec<(usize, Part)> = std::thread::scope(|s| {
+                let handles: Vec<_> = ready
+                    .iter_mut()
+                    .zip(formats)
                     .enumerate()
-                    .map(|(k, r)| ((r.key, i, k), r)),
-            );
-            results.push(res);
+                    .filter(|(i, _)| todo.contains(i))
+                    .map(|(i, (r, tf))| {
+                        let w = window[i];
+                        (i, s.spawn(move || file_tail(plan, r, tf, n, w)))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|(i, h)| (i, h.join().unwrap_or_else(|_| Part::failed())))
+                    .collect()
+            });
+            for (i, part) in searched {
+                parts[i] = part;
+            }
+            // The n-th last record so far, in timeline order.
+            let mut lines: Vec<(Order, usize)> = Vec::new();
+            for (i, p) in parts.iter().enumerate() {
+                lines.extend(p.recs.iter().map(|r| ((r.key, i, r.at), r.recs.len())));
+            }
+            lines.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            let mut have = 0;
+            let nth = lines.iter().find_map(|(o, k)| {
+                have += k;
+                (have >= n).then_some(*o)
+            });
+            todo = (0..parts.len())
+                .filter(|&i| match (parts[i].before, nth) {
+                    (None, _) => false,
+                    (Some(b), Some(t)) => (b.0, i, b.1) > t,
+                    (Some(_), None) => true,
+                })
+                .collect();
+            for &i in &todo {
+                window[i] = window[i].saturating_mul(4);
+            }
+        }
+        let mut all: Vec<(Order, Rec)> = Vec::new();
+        let mut results = Vec::new();
+        for (i, p) in parts.into_iter().enumerate() {
+            all.extend(p.recs.into_iter().map(|r| ((r.key, i, r.at), r)));
+            results.push(p.result);
         }
         all.sort_by_key(|(k, _)| *k);
         let flat: Vec<&Vec<u8>> = all.iter().flat_map(|(_, r)| &r.recs).collect();
@@ -429,6 +465,47 @@ impl Driver<'_, '_> {
             }
         }
         results
+    }
+}
+
+/// A record's place in the merged timeline: time, file, offset.
+type Order = (Key, usize, u64);
+
+/// The first stretch a merged tail searches at each file's end...
+const TAIL_WINDOW: usize = 64 << 10;
+
+/// What a merged tail found in one file.
+struct Part {
+    /// The selected lines of the stretch searched, in file order.
+    recs: Vec<Rec>,
+    /// The stretch starts at this offset (a line start) after lines whose
+    /// latest time is this; `None`: it is the whole file.
+    before: Option<(Key, u64)>,
+    result: FileResult,
+}
+
+impl Default for Part {
+    fn default() -> Part {
+        Part {
+            recs: Vec::new(),
+            before: None,
+            result: FileResult {
+                res: Ok(Searched::default()),
+                error: None,
+            },
+        }
+    }
+}
+
+impl Part {
+    fn failed() -> Part {
+        Part {
+            result: FileResult {
+                res: Err(SearchError::Io(std::io::Error::other("search failed"))),
+                error: None,
+            },
+            ..Part::default()
+        }
     }
 }
 
@@ -463,13 +540,15 @@ fn search_one(
     })
 }
 
-/// One file's last `n` records, each with its time.
+/// One file's part of a merged tail: the selected lines of its last
+/// `window` bytes with their times (a stream: its last `n`, read through).
 fn file_tail(
     plan: &crate::cli::plan::Plan,
     r: &mut Ready,
     tf: &TimeFormat,
     n: usize,
-) -> (Vec<Rec>, FileResult) {
+    window: usize,
+) -> Part {
     let (q, fmt, name) = (&plan.q, &r.fmt, &r.name[..]);
     let hay = match (&r.input, &r.region) {
         (Some(Input::Whole(bytes)), Some(reg)) => {
@@ -500,42 +579,167 @@ fn file_tail(
             &mut sink,
         );
         let error = sink.error.take();
-        return (sink.to.recs.into(), FileResult { res, error });
+        return Part {
+            recs: sink.to.recs.into(),
+            before: None,
+            result: FileResult { res, error },
+        };
     };
     let bytes = hay.bytes();
-    let weight = |l: &[u8]| fmt.weight(q, l);
-    let mode = Mode::Tail {
-        records: n,
-        weight: &weight,
+    let opts = &plan.opts;
+    // `-m` counts from the file's start: those lines are found from there.
+    let from = if window >= bytes.len() || opts.max_count.is_some() {
+        0
+    } else {
+        let w = bytes.len() - window;
+        memchr::memchr(b'\n', &bytes[w..]).map_or(bytes.len(), |i| w + i + 1)
+    };
+    let first = first_stamp(bytes, tf);
+    let mut error = None;
+    let mut settled = None;
+    let before = if from == 0 {
+        None
+    } else {
+        match key_before(bytes, tf, first.as_ref(), prev_line(bytes, from)).and_then(|k| {
+            settled = probe_order(bytes, tf, first.as_ref(), from)?;
+            Ok(k)
+        }) {
+            Ok(k) => Some((k, from as u64)),
+            Err(e) => {
+                error = Some(e);
+                Some((None, from as u64))
+            }
+        }
+    };
+    let resume = Resume {
+        from,
+        newlines_before: if opts.line_numbers {
+            crate::scan::count_newlines(bytes, 0, from, opts.scan.parallel)
+        } else {
+            0
+        },
+        stop_after: None,
+        text_end: None,
     };
     let mut found: Vec<(Selected, Vec<Vec<u8>>)> = Vec::new();
-    let mut first_out = None;
     let mut keep = |buf: &[u8], l: &Selected| {
-        first_out = first_out.or(Some(l.offset as usize));
         let mut recs = Vec::new();
         fmt.records(&mut recs, q, name, &Line::of(buf, l));
         found.push((*l, recs));
         true
     };
-    let res = search::run(q, search::Input::Bytes(hay), &plan.opts, mode, &mut keep);
+    let res = search::run(
+        q,
+        search::Input::Bytes(hay),
+        opts,
+        Mode::Resume(resume),
+        &mut keep,
+    );
     let res = res.map(|outcome| Searched {
         outcome,
-        first_out,
+        first_out: found.first().map(|f| f.0.offset as usize),
+        read_all: from == 0,
         ..Searched::default()
     });
-    let mut error = None;
-    let first = first_stamp(bytes, tf);
-    let mut out = Vec::new();
-    for (l, recs) in found {
-        match key_before(bytes, tf, first.as_ref(), l.offset as usize) {
-            Ok(key) => out.push(Rec { key, recs }),
-            Err(e) => {
-                error = Some(e);
+    // The times of the stretch, read forwards from the latest time before it.
+    let mut st = Stamper::new(tf.clone());
+    st.first = first;
+    st.max = before.and_then(|b| b.0);
+    // The stretch's stamps are checked against the probes above it.
+    st.settled = settled;
+    let mut recs = Vec::with_capacity(found.len());
+    let mut next = found.into_iter().peekable();
+    let mut p = from;
+    while p < bytes.len() && next.peek().is_some() && error.is_none() {
+        let end = memchr::memchr(b'\n', &bytes[p..]).map_or(bytes.len(), |i| p + i);
+        if let Err(e) = st.line(p as u64, &bytes[p..end]) {
+            error = Some(e);
+            break;
+        }
+        while let Some((l, _)) = next.peek() {
+            if l.offset as usize > p {
                 break;
+            }
+            let (l, r) = next.next().expect("peeked");
+            recs.push(Rec {
+                key: st.max,
+                recs: r,
+                at: l.offset,
+            });
+        }
+        p = end + 1;
+    }
+    Part {
+        recs,
+        before,
+        result: FileResult { res, error },
+    }
+}
+
+/// The part of a file a tail does not read is checked as `--since` checks
+/// a file: the stamps found at [`PROBES`] evenly spaced places before
+/// `from`, and the first one from `from` on, must be in time order where
+/// they are more than [`SLACK`] bytes apart (a log concatenated with an
+/// older one is caught; a disorder between lines never read is not).
+/// Returns the latest probe more than [`SLACK`] bytes before `from`, which
+/// every stamp from `from` on must not precede.
+fn probe_order(
+    hay: &[u8],
+    tf: &TimeFormat,
+    first: Option<&Stamp>,
+    from: usize,
+) -> Result<Option<((i64, u32), u64, Stamp)>, String> {
+    let Some(first) = first else {
+        return Ok(None);
+    };
+    let stamp_from = |p: usize| -> Option<(usize, Stamp)> {
+        let mut q = if p == 0 {
+            0
+        } else {
+            memchr::memchr(b'\n', &hay[p - 1..]).map(|i| p + i)?
+        };
+        let limit = q + SLACK as usize;
+        while q < hay.len() && q < limit {
+            let end = memchr::memchr(b'\n', &hay[q..]).map_or(hay.len(), |i| q + i);
+            if let Some(s) = tf.stamp(&hay[q..end]) {
+                return Some((q, s));
+            }
+            q = end + 1;
+        }
+        None
+    };
+    let mut seen: Vec<(usize, (i64, u32), Stamp)> = Vec::new();
+    for j in 0..PROBES {
+        if let Some((at, s)) = stamp_from(from / PROBES * j) {
+            if at < from {
+                seen.push((at, timeline_key(&s, first), s));
             }
         }
     }
-    (out, FileResult { res, error })
+    if let Some((at, s)) = stamp_from(from) {
+        seen.push((at, timeline_key(&s, first), s));
+    }
+    for (i, a) in seen.iter().enumerate() {
+        for b in &seen[i + 1..] {
+            if b.0 > a.0 + SLACK as usize && b.1 < a.1 {
+                return Err(disorder(a.0 as u64, &a.2, b.0 as u64, &b.2));
+            }
+        }
+    }
+    Ok(seen
+        .iter()
+        .filter(|p| p.0 + (SLACK as usize) < from)
+        .max_by_key(|p| p.1)
+        .map(|p| (p.1, p.0 as u64, p.2)))
+}
+
+/// Places a merged tail reads a stamp at in the part of a file before
+/// the stretch it searches.
+const PROBES: usize = 16;
+
+/// The start of the line before the one starting at `p` (> 0).
+fn prev_line(hay: &[u8], p: usize) -> usize {
+    memchr::memrchr(b'\n', &hay[..p - 1]).map_or(0, |i| i + 1)
 }
 
 const NO_STAMPS: &str = "no timestamp in a format grail knows in the first lines; --merge needs \
