@@ -29,6 +29,9 @@ pub const SLACK: u64 = 64 * 1024;
 /// A place on the merged timeline: `None` before a file's first stamp.
 type Key = Option<(i64, u32)>;
 
+/// A stamp read at an offset: its time, the offset, the stamp.
+type Seen = ((i64, u32), u64, Stamp);
+
 /// Records handed from a file's search thread at a time.
 const BATCH: usize = 256;
 
@@ -50,7 +53,7 @@ struct Stamper {
     /// Stamps of the last [`SLACK`] bytes: (offset, time).
     recent: VecDeque<(u64, (i64, u32), Stamp)>,
     /// The latest time of the lines before those.
-    settled: Option<((i64, u32), u64, Stamp)>,
+    settled: Option<Seen>,
 }
 
 impl Stamper {
@@ -434,7 +437,7 @@ impl Driver<'_, '_> {
             for (i, p) in parts.iter().enumerate() {
                 lines.extend(p.recs.iter().map(|r| ((r.key, i, r.at), r.recs.len())));
             }
-            lines.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            lines.sort_unstable_by_key(|a| std::cmp::Reverse(a.0));
             let mut have = 0;
             let nth = lines.iter().find_map(|(o, k)| {
                 have += k;
@@ -688,7 +691,7 @@ fn probe_order(
     tf: &TimeFormat,
     first: Option<&Stamp>,
     from: usize,
-) -> Result<Option<((i64, u32), u64, Stamp)>, String> {
+) -> Result<Option<Seen>, String> {
     let Some(first) = first else {
         return Ok(None);
     };
