@@ -217,6 +217,63 @@ fn generated_ranks_at_every_chunk_size() {
 }
 
 #[test]
+fn since_and_before_apply_per_file() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let names = rank_logs(p, 3, 4000, 3);
+    // Each file cut as --since/--before cut it: from its first line
+    // stamped at or after SINCE, to before its first line (from there)
+    // stamped at or after BEFORE; then merged by the oracle.
+    let (since, before) = ("2023-11-14 22:40:00", "2023-11-14 22:50:00");
+    let key = |s: &str| stamp(s.as_bytes()).unwrap();
+    let mut cut = Vec::new();
+    for n in &names {
+        let text = std::fs::read_to_string(p.join(n)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let at = |from: usize, t: &str| {
+            (from..lines.len())
+                .find(|&i| stamp(lines[i].as_bytes()).is_some_and(|s| s >= key(t)))
+                .unwrap_or(lines.len())
+        };
+        let a = at(0, since);
+        let b = at(a, before);
+        let mut part = lines[a..b].join("\n");
+        part.push('\n');
+        let name = format!("{n}.cut");
+        std::fs::write(p.join(&name), part).unwrap();
+        cut.push((n.as_str(), name));
+    }
+    let files: Vec<(&str, &str)> = cut.iter().map(|(n, c)| (*n, c.as_str())).collect();
+    let want = oracle(p, &files, "ERROR|Traceback", false);
+    assert!(!want.is_empty());
+    for tail in [None, Some(9)] {
+        let mut args = vec![
+            "--merge",
+            "--since",
+            since,
+            "--before",
+            before,
+            "-E",
+            "ERROR|Traceback",
+        ];
+        let n;
+        if let Some(t) = tail {
+            n = t.to_string();
+            args.extend(["-t", &n]);
+        }
+        args.extend(names.iter().map(|s| s.as_str()));
+        let got = common::run(GRAIL, &args, p, None);
+        let want = tail.map_or(want.clone(), |t| last_lines(&want, t));
+        assert_eq!(
+            String::from_utf8_lossy(&got.stdout),
+            String::from_utf8_lossy(&want),
+            "{args:?}\n{}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+    }
+}
+
+#[test]
 fn compressed_ranks_merge_as_their_text() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
