@@ -344,6 +344,28 @@ fn no_decompress_searches_the_bytes_as_grep_does() {
 }
 
 #[test]
+fn follow_refuses_compressed_files_and_sets() {
+    let d = tempfile::tempdir().unwrap();
+    compress_all(d.path(), "app.log", &text());
+    for args in [
+        vec!["--follow", "--timeout", "1s", "Error", "app.log.gz"],
+        vec![
+            "--follow",
+            "--timeout",
+            "1s",
+            "Error",
+            "--rotated",
+            "app.log",
+        ],
+        vec!["--follow", "--timeout", "1s", "--merge", "Error", "app.log"],
+    ] {
+        let got = common::run(GRAIL, &args, d.path(), None);
+        assert_eq!(got.status.code(), Some(2), "{args:?}: {}", show(&got));
+        assert!(got.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
 fn reports_give_compressed_and_text_bytes() {
     let d = tempfile::tempdir().unwrap();
     let t = text();

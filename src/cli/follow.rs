@@ -257,7 +257,7 @@ struct Followed {
     start: u64,
 }
 
-fn open_followed(name_os: &OsString) -> Result<Followed, String> {
+fn open_followed(name_os: &OsString, no_decompress: bool) -> Result<Followed, String> {
     let name = String::from_utf8_lossy(name_os.as_bytes()).into_owned();
     let path = Path::new(name_os);
     let err = |e: io::Error| format!("{name}: {}", crate::error::io_text(&e));
@@ -265,6 +265,17 @@ fn open_followed(name_os: &OsString) -> Result<Followed, String> {
     let meta = file.metadata().map_err(err)?;
     if !meta.is_file() {
         return Err(format!("{name}: --follow needs a regular file"));
+    }
+    let mut head = [0u8; 6];
+    let n = io::Read::read(&mut file, &mut head).map_err(err)?;
+    if let Some(f) = crate::source::decompress::Format::detect(&head[..n]) {
+        if !no_decompress {
+            return Err(format!(
+                "{name}: {} compressed: --follow reads a log that grows as text (--no-decompress \
+                 follows its bytes)",
+                f.name()
+            ));
+        }
     }
     // The initial search covers the complete lines present now; the follow
     // starts right after them (a line being written is read once complete).
@@ -426,6 +437,11 @@ fn prepare(args: &Args) -> Result<(Option<Query>, Vec<Followed>), i32> {
     if args.null_data {
         return Err(refuse("--follow does not combine with -z"));
     }
+    if !args.rotated.is_empty() || args.merge {
+        return Err(refuse(
+            "--follow does not combine with --rotated or --merge (it follows the files named)",
+        ));
+    }
     if args.walk.directories != super::walk::Directories::Read {
         return Err(refuse(
             "--follow follows the files named (like tail -F), not directories (-r, -R, -d)",
@@ -448,7 +464,7 @@ fn prepare(args: &Args) -> Result<(Option<Query>, Vec<Followed>), i32> {
     let followed = args
         .files
         .iter()
-        .map(open_followed)
+        .map(|f| open_followed(f, args.no_decompress))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| refuse(&e))?;
     Ok((until, followed))
