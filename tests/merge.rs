@@ -256,21 +256,25 @@ fn since_and_before_apply_per_file() {
             "-E",
             "ERROR|Traceback",
         ];
-        let n;
-        if let Some(t) = tail {
-            n = t.to_string();
-            args.extend(["-t", &n]);
-        }
         args.extend(names.iter().map(|s| s.as_str()));
-        let got = common::run(GRAIL, &args, p, None);
-        let want = tail.map_or(want.clone(), |t| last_lines(&want, t));
-        assert_eq!(
-            String::from_utf8_lossy(&got.stdout),
-            String::from_utf8_lossy(&want),
-            "{args:?}\n{}",
-            String::from_utf8_lossy(&got.stderr)
-        );
+        check_tail(p, &args, tail, &want);
     }
+}
+
+/// grail `args` (with `-t N` when `tail`) prints `want` (its last N lines).
+fn check_tail(p: &Path, args: &[&str], tail: Option<usize>, want: &[u8]) {
+    let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    if let Some(t) = tail {
+        args.extend(["-t".into(), t.to_string()]);
+    }
+    let got = common::run(GRAIL, &args, p, None);
+    let want = tail.map_or(want.to_vec(), |t| last_lines(want, t));
+    assert_eq!(
+        String::from_utf8_lossy(&got.stdout),
+        String::from_utf8_lossy(&want),
+        "{args:?}\n{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
 }
 
 #[test]
@@ -287,25 +291,14 @@ fn compressed_ranks_merge_as_their_text() {
     ];
     let want = oracle(p, &files, "ERROR", false);
     for tail in [None, Some(1), Some(40)] {
-        let mut args = vec![
+        let args = [
             "--merge",
             "ERROR",
             "rank0.log",
             "rank1.log.gz",
             "rank2.log.zst",
         ];
-        let n;
-        if let Some(t) = tail {
-            n = t.to_string();
-            args.extend(["-t", &n]);
-        }
-        let got = common::run(GRAIL, &args, p, None);
-        let want = tail.map_or(want.clone(), |t| last_lines(&want, t));
-        assert_eq!(
-            String::from_utf8_lossy(&got.stdout),
-            String::from_utf8_lossy(&want),
-            "{args:?}"
-        );
+        check_tail(p, &args, tail, &want);
     }
     drop(names);
 }

@@ -169,8 +169,7 @@ fn a_tail_answered_by_the_newest_file_leaves_the_older_ones_unread() {
         p,
         None,
     );
-    let out = String::from_utf8_lossy(&got.stdout);
-    let v: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let (out, v) = summary(&got.stdout);
     let files = v["files"].as_array().unwrap();
     let read: Vec<(&str, bool)> = files
         .iter()
@@ -204,10 +203,16 @@ fn a_tail_answered_by_the_newest_file_leaves_the_older_ones_unread() {
         p,
         None,
     );
-    let out = String::from_utf8_lossy(&got.stdout);
-    let v: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let (out, v) = summary(&got.stdout);
     assert_eq!(v["files"][1]["compressed"]["format"], "gzip", "{out}");
     assert_eq!(v["files"][2]["unread"], true, "{out}");
+}
+
+/// The output as text, and its last line (the `--json` summary) parsed.
+fn summary(stdout: &[u8]) -> (String, serde_json::Value) {
+    let out = String::from_utf8_lossy(stdout).into_owned();
+    let v = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    (out, v)
 }
 
 #[test]

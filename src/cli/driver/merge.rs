@@ -316,31 +316,12 @@ impl Driver<'_, '_> {
             for (r, tf) in ready.iter_mut().zip(formats) {
                 let (tx, rx) = mpsc::sync_channel::<Vec<Rec>>(4);
                 rxs.push(rx);
-                handles.push(s.spawn(move || {
-                    let mut sink = MergeSink {
-                        q: &plan.q,
-                        fmt: &r.fmt,
-                        name: &r.name[..],
-                        stamper: Stamper::new(tf.clone()),
-                        pos: 0,
-                        base: 0,
-                        to: Sender {
-                            tx,
-                            batch: Vec::new(),
-                            left: head,
-                        },
-                        error: None,
-                    };
-                    let res = search_one(
-                        plan,
-                        (&mut r.input, r.region.as_ref()),
-                        Mode::Lines,
-                        &mut sink,
-                    );
-                    let error = sink.error.take();
-                    drop(sink);
-                    FileResult { res, error }
-                }));
+                let to = Sender {
+                    tx,
+                    batch: Vec::new(),
+                    left: head,
+                };
+                handles.push(s.spawn(move || forward_file(plan, r, tf, to).1));
             }
             // The k-way merge: the smallest (time, file, line) first.
             let mut queues: Vec<VecDeque<Rec>> = rxs.iter().map(|_| VecDeque::new()).collect();
@@ -512,6 +493,34 @@ impl Part {
     }
 }
 
+/// Search `r` forwards, reading the time of every line, its records to
+/// `to` (handed back with the result).
+fn forward_file<R: Records>(
+    plan: &crate::cli::plan::Plan,
+    r: &mut Ready,
+    tf: &TimeFormat,
+    to: R,
+) -> (R, FileResult) {
+    let mut sink = MergeSink {
+        q: &plan.q,
+        fmt: &r.fmt,
+        name: &r.name[..],
+        stamper: Stamper::new(tf.clone()),
+        pos: 0,
+        base: 0,
+        to,
+        error: None,
+    };
+    let res = search_one(
+        plan,
+        (&mut r.input, r.region.as_ref()),
+        Mode::Lines,
+        &mut sink,
+    );
+    let error = sink.error.take();
+    (sink.to, FileResult { res, error })
+}
+
 /// Search one prepared input in `mode`.
 fn search_one(
     plan: &crate::cli::plan::Plan,
@@ -561,31 +570,16 @@ fn file_tail(
     };
     let Some(hay) = hay else {
         // A stream: read forwards, the last records kept.
-        let mut sink = MergeSink {
-            q,
-            fmt,
-            name,
-            stamper: Stamper::new(tf.clone()),
-            pos: 0,
-            base: 0,
-            to: Ring {
-                recs: VecDeque::new(),
-                want: n,
-                have: 0,
-            },
-            error: None,
+        let ring = Ring {
+            recs: VecDeque::new(),
+            want: n,
+            have: 0,
         };
-        let res = search_one(
-            plan,
-            (&mut r.input, r.region.as_ref()),
-            Mode::Lines,
-            &mut sink,
-        );
-        let error = sink.error.take();
+        let (ring, result) = forward_file(plan, r, tf, ring);
         return Part {
-            recs: sink.to.recs.into(),
+            recs: ring.recs.into(),
             before: None,
-            result: FileResult { res, error },
+            result,
         };
     };
     let bytes = hay.bytes();
