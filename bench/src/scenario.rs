@@ -160,6 +160,19 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
             prep: Prep::Plain,
         },
         Scenario {
+            key: "count-i",
+            label: "-c -i",
+            grail: strs(&["-c", "-i", "-E", INC, "--not-G", EXC]),
+            gnu: format!("grep -iE {} \"$1\" | grep -ivc {}", q(INC), q(EXC)),
+            rg: format!(
+                "rg --no-config -i {} \"$1\" | rg --no-config -i -v {} | wc -l",
+                q(INC),
+                q(EXC_RG)
+            ),
+            tac: None,
+            prep: Prep::Plain,
+        },
+        Scenario {
             key: "full",
             label: "all lines",
             grail: strs(&["-E", INC, "--not-G", EXC]),

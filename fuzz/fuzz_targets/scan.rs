@@ -17,6 +17,27 @@ macro_rules! queries {
 }
 
 static QUERIES: &[(&str, fn() -> QueryBuilder)] = queries![
+    // Case-insensitive literals: the folded literal prefilter
+    // (`src/query/literals.rs`) decides where the automaton looks.
+    QueryBuilder::new()
+        .syntax(Syntax::Extended)
+        .ignore_case(true)
+        .include("RuntimeError|ValueError|Error|not supported|incompatible")
+        .exclude(r"repo_utils\|FutureWarning"),
+    QueryBuilder::new()
+        .syntax(Syntax::Fixed)
+        .ignore_case(true)
+        .include("abc\nA_b\nzz\u{e9}"),
+    QueryBuilder::new()
+        .syntax(Syntax::Extended)
+        .ignore_case(true)
+        .word(true)
+        .include("bAa|aab"),
+    QueryBuilder::new()
+        .utf8(true)
+        .ignore_case(true)
+        .include("kiss")
+        .invert(true),
     QueryBuilder::new()
         .syntax(Syntax::Extended)
         .include("RuntimeError|ValueError|Error|not supported|incompatible")

@@ -7,6 +7,7 @@
 
 mod gnu_regex;
 mod hir;
+mod literals;
 mod locale;
 mod parse;
 mod pcre;
@@ -320,7 +321,9 @@ impl QueryBuilder {
         let only_matching_quirk = inc.quirks.leading_repetition || inc.quirks.repeated_anchor;
         let include_hirs = inc.hirs.clone();
         let include_exact = inc.exact()?;
+        let folded = literals::choose(&include_hirs);
         Ok(Query {
+            folded,
             include_hirs,
             include,
             include_exact,
@@ -414,6 +417,41 @@ fn find_exact_end(
     }
 }
 
+/// [`Query::include_finder`]: successive searches of one haystack.
+pub(crate) struct IncludeFinder<'q> {
+    q: &'q Query,
+    /// The prefilter's folded block of the haystack.
+    cache: literals::FoldCache,
+}
+
+impl IncludeFinder<'_> {
+    /// The end offset of some include match in `hay[start..end]` (`start` a
+    /// line start), searching with look-around context from the whole of
+    /// `hay`, which must be the same haystack for every call.
+    pub(crate) fn find_end(&mut self, hay: &[u8], start: usize, end: usize) -> Option<usize> {
+        let q = self.q;
+        let re = q.include.as_ref()?;
+        let Some(f) = &q.folded else {
+            return find_exact_end(re, q.include_exact.as_ref(), hay, start, end);
+        };
+        // Only lines holding a literal can hold a match: the automaton
+        // searches those.
+        let mut pos = start;
+        loop {
+            let c = f.find(&mut self.cache, hay, pos, end)?;
+            let ls = memchr::memrchr(b'\n', &hay[pos..c]).map_or(pos, |i| pos + i + 1);
+            let le = memchr::memchr(b'\n', &hay[c..end]).map_or(end, |i| c + i);
+            if let Some(m) = find_exact_end(re, q.include_exact.as_ref(), hay, ls, le) {
+                return Some(m);
+            }
+            if le >= end {
+                return None;
+            }
+            pos = le + 1;
+        }
+    }
+}
+
 /// The stack for compiling patterns: the recursion over a pattern nested
 /// [`parse::MAX_NESTING`] levels deep needs about 16 MiB; the rest is margin.
 /// Only the pages a compile touches are ever committed.
@@ -488,6 +526,9 @@ fn compile(hirs: &[Hir], kind: MatchKind) -> Result<Option<Regex>, QueryError> {
 
 /// A compiled query: include automaton, exclude automaton, inversion.
 pub struct Query {
+    /// Where to look for include matches, when the includes are
+    /// case-insensitive literals (see [`literals`]).
+    folded: Option<literals::Folded>,
     include_hirs: Vec<Hir>,
     include: Option<Regex>,
     include_exact: Option<Exact>,
@@ -588,11 +629,13 @@ impl Query {
         self.include_matches(line) != self.invert && !self.exclude_matches(line)
     }
 
-    /// The end offset of some include match in `hay[range]`, searching with
-    /// look-around context from the whole of `hay`. Used by the scanners.
-    pub(crate) fn find_include_end(&self, hay: &[u8], start: usize, end: usize) -> Option<usize> {
-        let re = self.include.as_ref()?;
-        find_exact_end(re, self.include_exact.as_ref(), hay, start, end)
+    /// A search for include matches through one haystack, in order: what
+    /// the scanners use (with the literal prefilter when the query has one).
+    pub(crate) fn include_finder(&self) -> IncludeFinder<'_> {
+        IncludeFinder {
+            q: self,
+            cache: literals::FoldCache::default(),
+        }
     }
 
     /// The end offset of some exclude match in `hay[start..end]`.

@@ -94,8 +94,9 @@ pub fn scan_region(
         return scan_inverted(q, hay, start, end, f);
     }
     let mut pos = start;
+    let mut finder = q.include_finder();
     while pos < end {
-        let Some(m) = q.find_include_end(hay, pos, end) else {
+        let Some(m) = finder.find_end(hay, pos, end) else {
             break;
         };
         let Some((ls, le)) = matched_line(hay, pos, end, m) else {
@@ -152,9 +153,10 @@ fn emit_unmatched(q: &Query, hay: &[u8], a: usize, b: usize, f: &mut OnHit) -> b
 
 fn scan_inverted(q: &Query, hay: &[u8], start: usize, end: usize, f: &mut OnHit) -> bool {
     let mut pos = start;
+    let mut finder = q.include_finder();
     while pos < end {
-        let (gap_end, next) = match q
-            .find_include_end(hay, pos, end)
+        let (gap_end, next) = match finder
+            .find_end(hay, pos, end)
             .and_then(|m| matched_line(hay, pos, end, m))
         {
             Some((ls, le)) => (ls, Some(le + 1)),

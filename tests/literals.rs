@@ -1,0 +1,169 @@
+//! The case-insensitive literal prefilter (`src/query/literals.rs`) against
+//! GNU grep and against grail without it (`GRAIL_PREFILTER=off`), on every
+//! fold path (`GRAIL_SIMD=avx2|sse2|scalar`): random `-i` literal sets
+//! (letters, digits, punctuation, bytes >= 0x80, the letters with
+//! non-ASCII case partners in a UTF-8 locale), planted in random case in
+//! random text, with `-c`, `-o`, colour, `-v`, `-w`, `-x`, tails, excludes
+//! and tiny chunks that put literals across chunk edges.
+
+mod common;
+
+use common::{Rng, GRAIL};
+use std::path::Path;
+
+const PIECES: &[&str] = &[
+    "error",
+    "Error",
+    "RuntimeError",
+    "not supported",
+    "incompatible",
+    "kiss",
+    "Ink",
+    "siK",
+    "a_b",
+    "x-9",
+    "fail",
+    "OOM",
+    "cuda",
+    "NCCL",
+    "\u{e9}t\u{e9}",
+    "ı",
+    "ſ",
+    "\u{212a}elvin",
+];
+
+/// Random text with the pieces planted in random case (`raw`: with bytes
+/// that are not UTF-8, which a UTF-8 locale's grep would hide as binary, a
+/// deliberate difference).
+fn text(rng: &mut Rng, raw: bool) -> Vec<u8> {
+    let mut t = Vec::new();
+    let lines = 50 + rng.below(400);
+    for _ in 0..lines {
+        let words = rng.below(9);
+        for w in 0..words {
+            if w > 0 {
+                t.push(if rng.chance(20) { b'-' } else { b' ' });
+            }
+            if rng.chance(35) {
+                let p = PIECES[rng.below(PIECES.len())];
+                for ch in p.chars() {
+                    let c = if rng.chance(50) {
+                        ch.to_uppercase().next().unwrap()
+                    } else {
+                        ch
+                    };
+                    let mut b = [0u8; 4];
+                    t.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+                }
+            } else {
+                for _ in 0..1 + rng.below(8) {
+                    let b = match rng.below(10) {
+                        0 if raw => 0x80 + rng.below(0x80) as u8,
+                        1 => b"_.:[]()0123456789"[rng.below(17)],
+                        _ => b'a' + rng.below(26) as u8 - if rng.chance(30) { 32 } else { 0 },
+                    };
+                    t.push(b);
+                }
+            }
+        }
+        t.extend_from_slice(if rng.chance(10) { b"\r\n" } else { b"\n" });
+    }
+    t
+}
+
+fn check(dir: &Path, locale: &str, rng: &mut Rng, fails: &mut Vec<String>) -> usize {
+    let mut checked = 0;
+    for case in 0..25 {
+        std::fs::write(dir.join("t.log"), text(rng, locale == "C")).unwrap();
+        let pats = rng.pick(PIECES, 4);
+        if pats.is_empty() {
+            continue;
+        }
+        let mut grep: Vec<String> = vec!["-i".into()];
+        for p in &pats {
+            grep.extend(["-e".into(), p.to_string()]);
+        }
+        let flag = ["", "-c", "-o", "-v", "-w", "-x", "--color=always", "-n"][case % 8];
+        if !flag.is_empty() {
+            grep.push(flag.into());
+        }
+        grep.push("t.log".into());
+        let env = [("LC_ALL", locale)];
+        let want = common::run_env("grep", &grep, dir, None, &env);
+        for (simd, prefilter, chunk) in [
+            ("avx2", "on", None),
+            ("sse2", "on", Some("97")),
+            ("scalar", "on", Some("13")),
+            ("avx2", "off", None),
+        ] {
+            let mut args = grep.clone();
+            if let Some(c) = chunk {
+                args.extend(["--chunk-size".into(), c.into()]);
+            }
+            let env = [
+                ("LC_ALL", locale),
+                ("GRAIL_SIMD", simd),
+                ("GRAIL_PREFILTER", prefilter),
+            ];
+            let got = common::run_env(GRAIL, &args, dir, None, &env);
+            checked += 1;
+            if got.stdout != want.stdout || got.status.code() != want.status.code() {
+                fails.push(format!(
+                    "LC_ALL={locale} GRAIL_SIMD={simd} GRAIL_PREFILTER={prefilter} grail {}\n  grep: {:?} {}\n  grail: {:?} {}{}",
+                    shell_words::join(&args),
+                    want.status.code(),
+                    String::from_utf8_lossy(&want.stdout),
+                    got.status.code(),
+                    String::from_utf8_lossy(&got.stdout),
+                    String::from_utf8_lossy(&got.stderr)
+                ));
+                std::fs::copy(
+                    dir.join("t.log"),
+                    dir.join(format!("fail{}.log", fails.len())),
+                )
+                .unwrap();
+            }
+        }
+        // A tail, with an exclude, against the pipeline.
+        let pipeline = format!(
+            "grep -i {} t.log | grep -iv {} | tail -n 7",
+            shell_words::join(pats.iter().map(|p| format!("-e{p}"))),
+            shell_words::quote(pats[0])
+        );
+        let want = common::run_env("bash", &["-c", &pipeline], dir, None, &env);
+        let mut args: Vec<String> = vec!["-i".into()];
+        for p in &pats {
+            args.extend(["-e".into(), p.to_string()]);
+        }
+        args.extend([
+            "-N".into(),
+            pats[0].into(),
+            "-t".into(),
+            "7".into(),
+            "t.log".into(),
+        ]);
+        let got = common::run_env(GRAIL, &args, dir, None, &env);
+        checked += 1;
+        if got.stdout != want.stdout {
+            fails.push(format!("LC_ALL={locale} {pipeline}: grail {args:?}"));
+        }
+    }
+    checked
+}
+
+#[test]
+fn case_insensitive_literals_match_grep_on_every_path() {
+    let d = tempfile::tempdir().unwrap();
+    let mut fails = Vec::new();
+    let mut checked = 0;
+    let mut rng = Rng(0x5eed_1175);
+    for locale in ["C", "C.UTF-8"] {
+        checked += check(d.path(), locale, &mut rng, &mut fails);
+    }
+    assert!(
+        fails.is_empty(),
+        "{} of {checked} differ:\n{}",
+        fails.len(),
+        fails[..fails.len().min(4)].join("\n")
+    );
+}
