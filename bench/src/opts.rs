@@ -27,7 +27,7 @@ Data:
 
 Timing:
   --runs N             timed runs per contender after one warm-up/check run (default 5)
-  --scenarios LIST     comma-separated subset of: t10,t10a,t1000,count,count-i,full,icase,regex,since,n-t10,
+  --scenarios LIST     comma-separated subset of: t10,t10a,t1000,count,count-i,names60,full,icase,regex,since,n-t10,
                        rtree (the log cut into 16 KiB files, -r -c),
                        gz-c, zst-c (-c on the log compressed by gzip -1 / zstd, against
                        zcat|grep, zstdcat|grep, rg -z), rot-t10 (--rotated -t 10: the log

@@ -13,6 +13,71 @@ pub(crate) const EXC: &str = r"repo_utils\|gpt_oss_triton\|FutureWarning";
 pub(crate) const EXC_RG: &str = "repo_utils|gpt_oss_triton|FutureWarning";
 pub(crate) const LITERAL_FREE: &str = "[0-9]{4}ms";
 
+/// 60 Python, CUDA and NCCL exception names (`-F -f`; `@NAMES@` in a
+/// scenario is the file holding them, one per line, written beside the log).
+pub(crate) const NAMES: [&str; 60] = [
+    "RuntimeError",
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "IndexError",
+    "AttributeError",
+    "AssertionError",
+    "ImportError",
+    "ModuleNotFoundError",
+    "NotImplementedError",
+    "OSError",
+    "FileNotFoundError",
+    "PermissionError",
+    "TimeoutError",
+    "ConnectionError",
+    "ConnectionResetError",
+    "BrokenPipeError",
+    "MemoryError",
+    "OverflowError",
+    "RecursionError",
+    "ZeroDivisionError",
+    "StopIteration",
+    "KeyboardInterrupt",
+    "SystemExit",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "JSONDecodeError",
+    "OutOfMemoryError",
+    "CUDA error",
+    "cudaErrorIllegalAddress",
+    "cudaErrorLaunchFailure",
+    "CUBLAS_STATUS_EXECUTION_FAILED",
+    "CUDNN_STATUS_INTERNAL_ERROR",
+    "NCCLError",
+    "ncclInternalError",
+    "ncclSystemError",
+    "ncclUnhandledCudaError",
+    "DistBackendError",
+    "ProcessGroupNCCL",
+    "ChildFailedError",
+    "EngineDeadError",
+    "AsyncEngineDeadError",
+    "EngineGenerateError",
+    "SchedulerError",
+    "RayTaskError",
+    "RayActorError",
+    "ActorDiedError",
+    "ObjectLostError",
+    "OutOfDiskError",
+    "NodeDiedError",
+    "WorkerCrashedError",
+    "TokenizerError",
+    "SafetensorError",
+    "HFValidationError",
+    "RepositoryNotFoundError",
+    "GatedRepoError",
+    "EntryNotFoundError",
+    "LocalEntryNotFoundError",
+    "HTTPError",
+    "ReadTimeoutError",
+];
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Contender {
     Grail,
@@ -156,6 +221,15 @@ pub(crate) fn scenarios() -> Vec<Scenario> {
                 q(INC),
                 q(EXC_RG)
             ),
+            tac: None,
+            prep: Prep::Plain,
+        },
+        Scenario {
+            key: "names60",
+            label: "-c -F -f 60 names",
+            grail: strs(&["-c", "-F", "-f", "@NAMES@"]),
+            gnu: "grep -c -F -f @NAMES@ \"$1\"".into(),
+            rg: "rg --no-config -c -F -f @NAMES@ \"$1\"".into(),
             tac: None,
             prep: Prep::Plain,
         },
@@ -494,6 +568,28 @@ pub(crate) fn bench_scenario(
             }
             None => return Vec::new(),
         }
+    } else {
+        sc
+    };
+    let named;
+    let sc = if sc.grail.iter().any(|a| a == "@NAMES@") {
+        let path = file.with_file_name("grail-bench-names60.txt");
+        if let Err(e) = std::fs::write(&path, NAMES.join("\n") + "\n") {
+            eprintln!("{label}: cannot write {}: {e}", path.display());
+            return Vec::new();
+        }
+        let p = path.to_string_lossy().into_owned();
+        let sub = |s: &str| s.replace("@NAMES@", &q(&p));
+        named = Scenario {
+            key: sc.key,
+            label: sc.label,
+            grail: sc.grail.iter().map(|a| a.replace("@NAMES@", &p)).collect(),
+            gnu: sub(&sc.gnu),
+            rg: sub(&sc.rg),
+            tac: sc.tac.as_deref().map(sub),
+            prep: sc.prep,
+        };
+        &named
     } else {
         sc
     };
