@@ -375,6 +375,21 @@ fn errors_and_refusals() {
     assert_eq!(got.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&got.stderr).contains("plain.txt: no timestamp"));
     assert!(!got.stdout.is_empty());
+    // An empty file adds nothing and is no error.
+    std::fs::write(p.join("empty.log"), "").unwrap();
+    let with = common::run(
+        GRAIL,
+        &["--merge", "-t", "3", "ERROR", "empty.log", "rank0.log"],
+        p,
+        None,
+    );
+    let alone = common::run(
+        GRAIL,
+        &["--merge", "-t", "3", "ERROR", "rank0.log"],
+        p,
+        None,
+    );
+    assert_eq!((with.status.code(), &with.stdout), (Some(0), &alone.stdout));
     // Counts and names are per file, as without --merge.
     for flag in ["-c", "-l"] {
         let with = common::run(

@@ -255,22 +255,38 @@ impl Driver<'_, '_> {
         };
         let mut ready: Vec<Ready> = Vec::new();
         let mut formats: Vec<TimeFormat> = Vec::new();
+        // Inputs with no text (empty files, directories) add no line and
+        // have no format.
+        let mut empty: Vec<bool> = Vec::new();
         for item in plan.inputs() {
             let Some(mut r) = self.prepare(job, item, None, false) else {
                 continue;
             };
-            match explicit.clone().or_else(|| detect(&mut r)) {
-                Some(f) => {
-                    ready.push(r);
-                    formats.push(f);
+            let (f, no_text) = match &explicit {
+                Some(f) => (Some(f.clone()), false),
+                None => detect(&mut r),
+            };
+            match (f, no_text) {
+                (Some(f), _) => formats.push(f),
+                // Any format does: there is no line to read it in.
+                (None, true) => formats.push(TimeFormat::parse("%s").expect("a valid format")),
+                (None, false) => {
+                    self.error(&r.name, NO_STAMPS);
+                    continue;
                 }
-                None => self.error(&r.name, NO_STAMPS),
             }
+            ready.push(r);
+            empty.push(no_text);
         }
         // Logs with years and logs without cannot share a timeline.
+        let with_text = |i: &usize| !empty[*i];
         if let (Some(a), Some(b)) = (
-            formats.iter().position(|f| f.has_year()),
-            formats.iter().position(|f| !f.has_year()),
+            (0..formats.len())
+                .filter(with_text)
+                .find(|&i| formats[i].has_year()),
+            (0..formats.len())
+                .filter(with_text)
+                .find(|&i| !formats[i].has_year()),
         ) {
             let msg = format!(
                 "grail: --merge: the timestamps of {} have no year ({}) and those of {} do ({}): \
@@ -743,14 +759,19 @@ const NO_STAMPS: &str = "no timestamp in a format grail knows in the first lines
      timestamped lines (--time-format FMT gives the format)";
 
 /// The time format of a prepared input, detected from its first 64 KiB
-/// (a stream's are read ahead and handed back to its reader).
-fn detect(r: &mut Ready) -> Option<TimeFormat> {
-    match r.input.take()? {
+/// (a stream's are read ahead and handed back to its reader), and whether
+/// the input has no text at all.
+fn detect(r: &mut Ready) -> (Option<TimeFormat>, bool) {
+    let Some(input) = r.input.take() else {
+        return (None, true);
+    };
+    match input {
         Input::Whole(bytes) => {
-            let f = match r.region.as_ref() {
-                Some(reg) => TimeFormat::detect(&bytes[reg.start..reg.end.min(bytes.len())]),
-                None => None,
+            let text = match r.region.as_ref() {
+                Some(reg) => &bytes[reg.start..reg.end.min(bytes.len())],
+                None => &[][..],
             };
+            let f = (TimeFormat::detect(text), text.is_empty());
             r.input = Some(Input::Whole(bytes));
             f
         }
@@ -766,7 +787,7 @@ fn detect(r: &mut Ready) -> Option<TimeFormat> {
                 }
             }
             head.truncate(n);
-            let f = TimeFormat::detect(&head);
+            let f = (TimeFormat::detect(&head), head.is_empty());
             r.input = Some(Input::Stream(Box::new(Ahead {
                 head,
                 pos: 0,
