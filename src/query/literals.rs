@@ -2,10 +2,12 @@
 //! case variants to regex-automata's literal extractor (`RuntimeError`
 //! 4096), so its prefilter gives up and the lazy DFA reads every byte.
 //! Here the include patterns are reduced to one lower-case literal per
-//! alternative, the text is folded to lower case (ASCII) a block at a time
-//! into a buffer, and a case-sensitive multi-literal search (aho-corasick's
-//! Teddy, chosen per CPU at run time) runs over the folded block. The
-//! prefilter only says where to look: each candidate's line is then
+//! alternative. On a CPU with AVX2, Teddy ([`super::teddy`]) finds them
+//! with the text folded to lower case inside the vector registers. Else
+//! (and for the last bytes, and for literals shorter than 3 bytes) the
+//! text is folded a block at a time into a buffer, and aho-corasick's
+//! case-sensitive search runs over it. `GRAIL_SIMD=avx2|sse2|scalar`
+//! forces a path. The prefilter only says where to look: each candidate's line is then
 //! searched by the query's own automaton, so nothing it does can change
 //! which lines are selected; and since every match of a reduced pattern
 //! contains one of its literals (in ASCII case folding, within one line),
@@ -40,6 +42,10 @@ pub fn choose(hirs: &[Hir]) -> Option<Folded> {
 #[derive(Debug)]
 pub struct Folded {
     ac: AhoCorasick,
+    /// The same literals for the AVX2 path (which folds in registers).
+    /// (Literals shorter than 3 bytes have no fingerprint: none then.)
+    #[cfg(target_arch = "x86_64")]
+    teddy: Option<super::teddy::Teddy>,
     /// The longest literal, less one: how far a block's fold reaches past
     /// its end.
     overlap: usize,
@@ -171,6 +177,11 @@ impl Folded {
         let longest = lits.iter().map(Vec::len).max()?;
         Some(Folded {
             ac,
+            #[cfg(target_arch = "x86_64")]
+            teddy: lits
+                .iter()
+                .all(|l| l.len() >= 3)
+                .then(|| super::teddy::Teddy::new(lits)),
             overlap: longest.saturating_sub(1),
         })
     }
@@ -187,6 +198,15 @@ impl Folded {
         end: usize,
     ) -> Option<usize> {
         let mut pos = start;
+        #[cfg(target_arch = "x86_64")]
+        if let (Simd::Avx2, Some(t)) = (simd(), &self.teddy) {
+            // SAFETY: `simd()` returns `Avx2` only when the CPU has AVX2.
+            match unsafe { t.find(hay, start, end) } {
+                Ok(p) => return Some(p),
+                // Only the last bytes are left to the fold below.
+                Err(p) => pos = p,
+            }
+        }
         while pos < end {
             let block_end = (pos + BLOCK).min(end);
             let fold_end = (block_end + self.overlap).min(end);
@@ -380,7 +400,13 @@ mod tests {
             let k = 1 + (next() % if round % 7 == 0 { 200 } else { 12 }) as usize;
             let lits: Vec<Vec<u8>> = (0..k)
                 .map(|_| {
-                    let n = 1 + (next() % 6) as usize;
+                    // Half the sets have a Teddy fingerprint (3 bytes or
+                    // more each), half leave the fold path.
+                    let n = if round % 2 == 0 {
+                        3 + (next() % 6) as usize
+                    } else {
+                        1 + (next() % 6) as usize
+                    };
                     (0..n)
                         .map(|_| fold(b"aeZr\x80\xff0_"[(next() % 8) as usize]))
                         .collect()

@@ -11,6 +11,8 @@ mod literals;
 mod locale;
 mod parse;
 mod pcre;
+#[cfg(target_arch = "x86_64")]
+mod teddy;
 
 pub use locale::{locale_is_utf8, locale_name};
 
