@@ -858,7 +858,8 @@ Following (grail):
 
 Exit status is 0 if a line is selected, 1 if none, 2 if an error occurred (124: --timeout passed).
 Deliberate differences (said on stderr): NUL bytes after the first 96 KiB are text; in a UTF-8
-locale a selected line that is not UTF-8 is printed (grep hides it: binary file matches).
+locale a selected line that is not UTF-8 is printed (grep hides it: binary file matches); compressed
+files are searched as their text (--no-decompress: as grep, their bytes).
 Refused with exit status 2, with the reason: -o, --color and --json with back-references (and in a
 UTF-8 locale with -w, \\b, \\B, \\<, \\>), where glibc's regex places matches; -z with --json, --since,
 --before, --from-byte, --follow or in a --sh pipeline, and -P or back-references with -z; --follow
