@@ -53,7 +53,7 @@ pub struct Folded {
 
 /// ASCII lower case of `b` (other bytes unchanged).
 #[inline(always)]
-fn fold(b: u8) -> u8 {
+pub(super) fn fold(b: u8) -> u8 {
     b | ((b.wrapping_sub(b'A') < 26) as u8) << 5
 }
 

@@ -24,11 +24,7 @@ pub struct Teddy {
     buckets: [Vec<Vec<u8>>; 8],
 }
 
-/// A literal folded (ASCII lower case).
-#[inline(always)]
-fn fold(b: u8) -> u8 {
-    b | ((b.wrapping_sub(b'A') < 26) as u8) << 5
-}
+use super::literals::fold;
 
 impl Teddy {
     /// Tables for these folded literals, each at least 3 bytes long.
