@@ -833,21 +833,27 @@ const BATCH_FILE: usize = 1 << 20;
 /// per batch, not per file), at most two batches waiting.
 const BATCH: usize = 32;
 
+/// Why data from a pipe is refused when NUL bytes are where grep decides
+/// from its reads whether the input is binary.
+pub const PIPE_NUL: &str = "input read from a pipe contains NUL bytes: grep's output would depend \
+     on pipe timing, so grail refuses (add -a to that grep)";
+
+/// How many of a pipe's first bytes decide, read by read, whether grep
+/// calls it binary (so their pipe timing would matter): none with `-a`,
+/// the first read under the log rule, every read under grep's rule.
+pub fn pipe_nul_limit(mode: BinaryMode) -> u64 {
+    match mode {
+        BinaryMode::Text => 0,
+        BinaryMode::Grep => u64::MAX,
+        BinaryMode::Log | BinaryMode::WithoutMatch => source::GREP_READ as u64,
+    }
+}
+
 fn open(stdin: &Stdin, mode: BinaryMode) -> Result<Input, source::OpenError> {
-    // Where grep decides from what one read of a pipe returned, the answer
-    // depends on pipe timing: under the log rule only its first read
-    // decides, under grep's rule every read.
     let piped_nul = |b: &[u8]| {
-        let decided_by_reads = match mode {
-            BinaryMode::Text => &b[..0],
-            BinaryMode::Grep => b,
-            BinaryMode::Log | BinaryMode::WithoutMatch => &b[..b.len().min(source::GREP_READ)],
-        };
-        if memchr::memchr(0, decided_by_reads).is_some() {
-            Err(source::OpenError::Io(io::Error::other(
-                "input read from a pipe contains NUL bytes: grep's output would depend on pipe timing, \
-                 so grail refuses (add -a to that grep)",
-            )))
+        let decided = usize::try_from(pipe_nul_limit(mode)).unwrap_or(usize::MAX);
+        if memchr::memchr(0, &b[..b.len().min(decided)]).is_some() {
+            Err(source::OpenError::Io(io::Error::other(PIPE_NUL)))
         } else {
             Ok(())
         }

@@ -572,15 +572,10 @@ impl Write for LineCounter {
 fn stdin_for(p: &Pipeline, failed: &std::sync::Arc<std::sync::atomic::AtomicBool>) -> Stdin {
     match &p.source {
         Source::Zcat(z) => {
-            let limit = match p.grep_args[0].binary {
-                BinaryMode::Text => 0,
-                BinaryMode::Grep => u64::MAX,
-                BinaryMode::Log | BinaryMode::WithoutMatch => crate::source::GREP_READ as u64,
-            };
             let r = super::zcat::NulGuard {
                 inner: super::zcat::Chain::new(z.clone(), failed.clone()),
                 pos: 0,
-                limit,
+                limit: super::driver::pipe_nul_limit(p.grep_args[0].binary),
             };
             Stdin::Reader(std::sync::Mutex::new(Some(Box::new(r))))
         }

@@ -184,7 +184,8 @@ impl Chain {
                     self.trouble(&msg, true);
                 }
                 _ if self.z.force => {
-                    self.cur = Some((Box::new(Whole(bytes, 0)), None, f));
+                    let text = crate::source::WholeReader::new(bytes);
+                    self.cur = Some((Box::new(text), None, f));
                     return true;
                 }
                 _ => {
@@ -221,19 +222,6 @@ impl Read for Chain {
     }
 }
 
-/// An uncompressed file passed through.
-struct Whole(crate::source::Bytes, usize);
-
-impl Read for Whole {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let rest = &self.0[self.1..];
-        let n = rest.len().min(buf.len());
-        buf[..n].copy_from_slice(&rest[..n]);
-        self.1 += n;
-        Ok(n)
-    }
-}
-
 /// What a pipe's reader would see of NUL bytes: grep's output then depends
 /// on pipe timing (in `decided`: the first `limit` bytes), so the read
 /// fails instead, as `cat FILE | grep` is refused.
@@ -252,10 +240,7 @@ impl<R: Read> Read for NulGuard<R> {
         let watched = (self.limit.saturating_sub(self.pos) as usize).min(n);
         self.pos += n as u64;
         if memchr::memchr(0, &buf[..watched]).is_some() {
-            return Err(io::Error::other(
-                "input read from a pipe contains NUL bytes: grep's output would depend on pipe \
-                 timing, so grail refuses (add -a to that grep)",
-            ));
+            return Err(io::Error::other(super::driver::PIPE_NUL));
         }
         Ok(n)
     }

@@ -11,6 +11,7 @@
 //! compared with the bucket's literals (folded, whole). What the vector
 //! loop cannot reach (the last bytes, fewer than 32) is left to the caller.
 
+use super::literals::fold;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
@@ -23,8 +24,6 @@ pub struct Teddy {
     /// The literals of each bucket (folded).
     buckets: [Vec<Vec<u8>>; 8],
 }
-
-use super::literals::fold;
 
 impl Teddy {
     /// Tables for these folded literals, each at least 3 bytes long.

@@ -272,23 +272,14 @@ fn decode(format: Format, bytes: &Bytes, state: &State, tx: SyncSender<Vec<u8>>)
     loop {
         let mut block = vec![0u8; BLOCK];
         let mut n = 0;
-        let mut end = false;
-        while n < BLOCK {
+        // Why the block ends short: `Ok` at the end, `Err` at a failure.
+        let mut stop = None;
+        while n < BLOCK && stop.is_none() {
             match dec.read(&mut block[n..]) {
-                Ok(0) => {
-                    end = true;
-                    break;
-                }
+                Ok(0) => stop = Some(Ok(())),
                 Ok(k) => n += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    block.truncate(n);
-                    state.produced.fetch_add(n as u64, Ordering::AcqRel);
-                    if n > 0 && tx.send(block).is_err() {
-                        return;
-                    }
-                    return fail(state, format, data.len(), &e);
-                }
+                Err(e) => stop = Some(Err(e)),
             }
         }
         block.truncate(n);
@@ -296,8 +287,10 @@ fn decode(format: Format, bytes: &Bytes, state: &State, tx: SyncSender<Vec<u8>>)
         if n > 0 && tx.send(block).is_err() {
             return;
         }
-        if end {
-            return;
+        match stop {
+            None => {}
+            Some(Ok(())) => return,
+            Some(Err(e)) => return fail(state, format, data.len(), &e),
         }
     }
 }

@@ -298,7 +298,7 @@ fn read_all(mut file: File, len: usize) -> io::Result<Vec<u8>> {
 /// printer swaps them back). Records are then read once, front to back.
 pub fn swap_nul_newline(input: Input) -> Input {
     match input {
-        Input::Whole(bytes) => Input::Stream(Box::new(Swap(WholeReader { bytes, pos: 0 }))),
+        Input::Whole(bytes) => Input::Stream(Box::new(Swap(WholeReader::new(bytes)))),
         Input::Stream(r) => Input::Stream(Box::new(Swap(r))),
     }
 }
@@ -321,9 +321,16 @@ impl<R: Read> Read for Swap<R> {
 }
 
 /// A whole input read as a stream.
-struct WholeReader {
+pub(crate) struct WholeReader {
     bytes: Bytes,
     pos: usize,
+}
+
+impl WholeReader {
+    /// `bytes` read from their start.
+    pub(crate) fn new(bytes: Bytes) -> WholeReader {
+        WholeReader { bytes, pos: 0 }
+    }
 }
 
 impl Read for WholeReader {

@@ -840,9 +840,7 @@ fn key_before(
         let end = memchr::memchr(b'\n', &hay[p..]).map_or(hay.len(), |i| p + i);
         &hay[p..end]
     };
-    let prev = |p: usize| -> Option<usize> {
-        (p > 0).then(|| memchr::memrchr(b'\n', &hay[..p - 1]).map_or(0, |i| i + 1))
-    };
+    let prev = |p: usize| (p > 0).then(|| prev_line(hay, p));
     // The record's stamp.
     let mut p = Some(at);
     let (r, rs) = loop {
