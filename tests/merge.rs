@@ -416,3 +416,63 @@ fn errors_and_refusals() {
         "{out}"
     );
 }
+
+/// Days from 1970-01-01 to a civil date (proleptic Gregorian).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// `--merge --json` gives each record its time (what grail-ray merges the
+/// nodes' answers by): the oracle's time of the line, and the records come
+/// in (time, file, offset) order.
+#[test]
+fn json_records_carry_their_time() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let names = rank_logs(p, 3, 3000, 11);
+    let paths: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+    for tail in [None, Some("40")] {
+        let mut args = vec!["--merge", "--json", "-E", "ERROR|RuntimeError"];
+        if let Some(t) = tail {
+            args.extend(["-t", t]);
+        }
+        args.extend(&paths);
+        let out = common::run(GRAIL, &args, p, None);
+        assert_eq!(out.status.code(), Some(0));
+        let mut seen = Vec::new();
+        for line in out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let v: serde_json::Value = serde_json::from_slice(line).unwrap();
+            if v["type"] != "match" {
+                continue;
+            }
+            let file = names.iter().position(|n| v["path"] == n.as_str()).unwrap();
+            let off = v["byte_offset"].as_u64().unwrap();
+            let data = std::fs::read(p.join(&names[file])).unwrap();
+            // The oracle's time: the latest stamp at or above the line.
+            let end = data[off as usize..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(data.len(), |i| off as usize + i);
+            let max = data[..end].split(|&b| b == b'\n').filter_map(stamp).max();
+            let t = &v["time"];
+            match max {
+                None => assert!(t.is_null(), "{v}"),
+                Some((y, mo, dd, h, mi, s, ns)) => {
+                    let secs = days_from_civil(y, mo, dd) * 86_400 + h * 3600 + mi * 60 + s;
+                    assert_eq!(t["s"].as_i64(), Some(secs), "{v}");
+                    assert_eq!(t["ns"].as_u64(), Some(ns), "{v}");
+                    assert_eq!(t["year"], true);
+                }
+            }
+            let key = (max.is_some(), t["s"].as_i64(), t["ns"].as_u64(), file, off);
+            seen.push(key);
+        }
+        assert!(seen.len() >= 40);
+        assert!(seen.windows(2).all(|w| w[0] <= w[1]), "not in time order");
+    }
+}

@@ -833,7 +833,8 @@ Reports (grail):
       --stats               to stderr per file: bytes read vs size, time, lines selected, lines each
                             exclude hid, whether the last line is cut off, the resume offset
       --json                one JSON object per selected line (path, line_number, byte_offset, text or
-                            bytes_base64, patterns, matches) and context line, then a summary object
+                            bytes_base64, patterns, matches; with --merge its time) and context line,
+                            then a summary object
 
 Parts of a file (grail):
       --since=TIME          only lines at or after TIME, found by binary search of timestamps

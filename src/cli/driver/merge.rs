@@ -43,6 +43,33 @@ struct Rec {
     at: u64,
 }
 
+impl Rec {
+    /// `json`: the records are `--json` objects, which get the line's
+    /// place on the timeline as `"time"`: `{"s": seconds, "ns": nanoseconds,
+    /// "year": whether the stamps have years}`, or `null` before the file's
+    /// first stamp. Seconds are UTC for stamps with years, the wall clock
+    /// (year 2000, rolled over as the log's months wrap) without. Merging
+    /// records of several runs by (`time`, file, line) gives `--merge`'s
+    /// order.
+    fn new(key: Key, mut recs: Vec<Vec<u8>>, at: u64, json: Option<bool>) -> Rec {
+        if let Some(year) = json {
+            let time = match key {
+                Some((s, ns)) => format!(r#"{{"s":{s},"ns":{ns},"year":{year}}}"#),
+                None => "null".to_string(),
+            };
+            for r in &mut recs {
+                // `{"type":…` becomes `{"type":…,"time":…` (the object
+                // starts with its type).
+                if let Some(comma) = memchr::memchr(b',', r) {
+                    let field = format!(r#","time":{time}"#);
+                    r.splice(comma..comma, field.bytes());
+                }
+            }
+        }
+        Rec { key, recs, at }
+    }
+}
+
 /// The times of one file's lines, read in order.
 struct Stamper {
     fmt: TimeFormat,
@@ -121,6 +148,8 @@ struct MergeSink<'a, R: Records> {
     base: u64,
     to: R,
     error: Option<String>,
+    /// `--json`: each record carries its time.
+    json: bool,
 }
 
 impl<R: Records> MergeSink<'_, R> {
@@ -157,11 +186,9 @@ impl<R: Records> Sink for MergeSink<'_, R> {
         let mut recs = Vec::new();
         self.fmt
             .records(&mut recs, self.q, self.name, &Line::of(buf, l));
-        self.to.push(Rec {
-            key,
-            recs,
-            at: l.offset,
-        })
+        let year = self.stamper.fmt.has_year();
+        self.to
+            .push(Rec::new(key, recs, l.offset, self.json.then_some(year)))
     }
 
     fn reached(&mut self, _out: &mut Vec<u8>, buf: &[u8], upto: usize) {
@@ -526,6 +553,7 @@ fn forward_file<R: Records>(
         base: 0,
         to,
         error: None,
+        json: plan.args.json,
     };
     let res = search_one(
         plan,
@@ -674,11 +702,8 @@ fn file_tail(
                 break;
             }
             let (l, r) = next.next().expect("peeked");
-            recs.push(Rec {
-                key: st.max,
-                recs: r,
-                at: l.offset,
-            });
+            let json = plan.args.json.then_some(tf.has_year());
+            recs.push(Rec::new(st.max, r, l.offset, json));
         }
         p = end + 1;
     }
