@@ -312,6 +312,63 @@ fn stats_report_what_the_filters_hid_and_what_was_read() {
     let s: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     let f = &s["files"][0];
     assert_eq!(f["scanned"], f["size"], "{f}");
+    // --no-line-number: the objects have none, and the tail reads only
+    // the end of the file; the same line, at the same offset. A later -n
+    // numbers them again.
+    let out = grail(
+        d,
+        &[
+            "--json",
+            "--no-line-number",
+            "-a",
+            "-t",
+            "1",
+            "ERROR",
+            "s.log",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let objs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let m = &objs[0];
+    assert!(m.get("line_number").is_none(), "{m}");
+    let f = &objs[1]["files"][0];
+    assert!(f["scanned"].as_u64() < f["size"].as_u64(), "{f}");
+    let numbered = grail(d, &["--json", "-a", "-t", "1", "ERROR", "s.log"]);
+    let n: serde_json::Value = serde_json::from_str(
+        String::from_utf8_lossy(&numbered.stdout)
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(m["byte_offset"], n["byte_offset"]);
+    assert_eq!(m["text"], n["text"]);
+    let out = grail(
+        d,
+        &[
+            "--no-line-number",
+            "-n",
+            "--json",
+            "-a",
+            "-t",
+            "1",
+            "ERROR",
+            "s.log",
+        ],
+    );
+    let again: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(again["line_number"], n["line_number"]);
+    // Without --json it is grep's output without -n.
+    let plain = grail(
+        d,
+        &["-n", "--no-line-number", "-a", "-t", "3", "ERROR", "s.log"],
+    );
+    let want = sh(d, "grep -a ERROR s.log | tail -n 3");
+    assert_eq!(plain.stdout, want.stdout);
 }
 
 #[test]

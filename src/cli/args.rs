@@ -41,6 +41,9 @@ pub struct Args {
     pub no_messages: bool,
     /// -n
     pub line_number: bool,
+    /// --no-line-number: no -n, and `--json` objects without line numbers
+    /// (a tail then reads only the end of the file).
+    pub no_line_number: bool,
     /// -b
     pub byte_offset: bool,
     /// -H (Some(true)) / -h (Some(false))
@@ -336,6 +339,7 @@ const GRAIL_LONG: &[(&str, HasArg, &str)] = &[
     ("no-decompress", HasArg::No, "no-decompress"),
     ("rotated", HasArg::Required, "rotated"),
     ("merge", HasArg::No, "merge"),
+    ("no-line-number", HasArg::No, "no-line-number"),
 ];
 
 /// The long option `typed` names, as getopt_long finds it: an exact name,
@@ -492,7 +496,14 @@ fn output_option(a: &mut Args, opt: Opt<'_>, p: &mut lexopt::Parser) -> Result<b
         }
         S('q') | L("quiet") | L("silent") => a.quiet = true,
         S('s') | L("no-messages") => a.no_messages = true,
-        S('n') | L("line-number") => a.line_number = true,
+        S('n') | L("line-number") => {
+            a.line_number = true;
+            a.no_line_number = false;
+        }
+        L("no-line-number") => {
+            a.line_number = false;
+            a.no_line_number = true;
+        }
         S('b') | L("byte-offset") => a.byte_offset = true,
         S('H') | L("with-filename") => a.with_filename = Some(true),
         S('h') | L("no-filename") => a.with_filename = Some(false),
@@ -835,6 +846,7 @@ Reports (grail):
       --json                one JSON object per selected line (path, line_number, byte_offset, text or
                             bytes_base64, patterns, matches; with --merge its time) and context line,
                             then a summary object
+      --no-line-number      no -n; with --json, objects without line numbers (a tail reads less)
 
 Parts of a file (grail):
       --since=TIME          only lines at or after TIME, found by binary search of timestamps

@@ -633,7 +633,7 @@ fn pid_summary(args: &Args, t: &Tee<'_>, results: &[FileEnd], names: &[String], 
 fn follow_one(c: &Common<'_, '_>, f: Followed) -> FileEnd {
     let args = c.args;
     let path = Path::new(&f.name_os);
-    let base_line = if args.line_number || args.json {
+    let base_line = if args.line_number || (args.json && !args.no_line_number) {
         lines_before(path, f.start)
     } else {
         0

@@ -226,7 +226,7 @@ impl<'a> Plan<'a> {
                 args.binary
             },
             max_count: args.max_count,
-            line_numbers: args.line_number || args.json,
+            line_numbers: args.line_number || (args.json && !args.no_line_number),
         };
         let limits = limits(args, phase).map_err(|e| refuse(&e))?;
         let stdin_name = args
@@ -405,7 +405,10 @@ fn json_spec(args: &Args, color: bool) -> Result<printer::JsonSpec, Stop> {
                 .map(|q| (String::from_utf8_lossy(p).into_owned(), q))
         })
         .collect();
-    Ok(printer::JsonSpec { patterns })
+    Ok(printer::JsonSpec {
+        patterns,
+        line_numbers: !args.no_line_number,
+    })
 }
 
 /// `--from-byte`, `--since`, `--before` and `--time-format` (and the

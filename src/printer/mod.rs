@@ -64,6 +64,8 @@ pub struct Format {
 pub struct JsonSpec {
     /// Each include pattern as given, with a query matching it alone.
     pub patterns: Vec<(String, Query)>,
+    /// Objects carry `line_number` (not with `--no-line-number`).
+    pub line_numbers: bool,
 }
 
 /// One selected line as `--json` prints it.
@@ -72,7 +74,8 @@ struct JsonLine<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     path: std::borrow::Cow<'a, str>,
-    line_number: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line_number: Option<u64>,
     byte_offset: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<&'a str>,
@@ -342,7 +345,11 @@ impl Format {
         let obj = JsonLine {
             kind: if selected { "match" } else { "context" },
             path: String::from_utf8_lossy(line.name),
-            line_number: line.number + self.base_line,
+            line_number: self
+                .json
+                .as_ref()
+                .is_none_or(|j| j.line_numbers)
+                .then_some(line.number + self.base_line),
             byte_offset: line.offset + self.base_offset,
             text,
             bytes_base64: text
