@@ -95,5 +95,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if a.selected else 1
 
 
+def run() -> None:
+    """The console script: `main`, then an exit that skips Ray's own
+    disconnection at interpreter exit (most of a second; the cluster sees
+    the driver's sockets close either way)."""
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

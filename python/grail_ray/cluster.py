@@ -87,6 +87,8 @@ class Answer:
     #: stderr lines, already prefixed with their node.
     messages: list
     elapsed: float
+    #: Seconds spent connecting, probing the nodes, searching, merging.
+    phases: dict = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -178,7 +180,7 @@ class Query:
         if head is not None and self.head is None:
             raise UsageError(f"invalid head count '{head}'")
         self.names = not p.has("h") or (p.has("H") and last["H"] > last["h"])
-        self.numbers = p.has("n")
+        self.numbers = last.get("n", -1) > last.get("no-line-number", -1)
         self.offsets = p.has("b")
         # Pattern files are read here and written out on each node.
         self.pattern_files: list[bytes] = []
@@ -194,8 +196,13 @@ class Query:
         self.rotated = p.values("rotated")
         if self.kind == "lines":
             self.argv += ["--merge", "--json"]
+            if not self.numbers:
+                # Numbering a tail's lines means reading the whole file.
+                self.argv.append("--no-line-number")
         elif self.kind in ("c", "l", "L"):
             self.argv += ["-H", "-Z"]
+        #: Where the driver's binary runs (`os-machine`).
+        self.platform = node_side.this_platform()
         self.color_when = p.last("color")
         self.color_given = p.has("color")
 
@@ -300,6 +307,7 @@ def run_query(q: Query, address: str | None = None, ray_init: bool = True) -> An
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     t0 = time.monotonic()
+    phases = {}
     messages: list[str] = []
     if ray_init and not ray.is_initialized():
         addr = address or q.p.ray.get("address") or os.environ.get("RAY_ADDRESS") or "auto"
@@ -316,6 +324,8 @@ def run_query(q: Query, address: str | None = None, ray_init: bool = True) -> An
     except (ImportError, ValueError):
         pass
     deadline = None if q.timeout is None else t0 + q.timeout
+    t1 = time.monotonic()
+    phases["connect"] = t1 - t0
     picked = choose(ray.nodes(), q.p.ray.get("nodes"), messages)
     nodes = [Node(n["NodeID"], n["NodeManagerAddress"], n["NodeManagerHostname"]) for n in picked]
     labels(nodes)
@@ -351,6 +361,8 @@ def run_query(q: Query, address: str | None = None, ray_init: bool = True) -> An
 
     for n in _gather(refs, deadline, probed, failed):
         n.errors.append(f"no answer within {q.p.ray['node-timeout']}")
+    t2 = time.monotonic()
+    phases["probe"] = t2 - t1
     # Each file once per host: the first node (in output order) that sees it.
     seen = set()
     for n in nodes:
@@ -377,9 +389,9 @@ def run_query(q: Query, address: str | None = None, ray_init: bool = True) -> An
                     "no grail binary there (not on PATH, no --grail) and none here to send"
                 )
                 continue
-            if n.probe["platform"] != node_side.this_platform():
+            if n.probe["platform"] != q.platform:
                 n.errors.append(
-                    f"no grail binary there, and this one ({node_side.this_platform()}) "
+                    f"no grail binary there, and this one ({q.platform}) "
                     f"does not run on {n.probe['platform']}: install grail on the node or give --grail"
                 )
                 continue
@@ -418,7 +430,13 @@ def run_query(q: Query, address: str | None = None, ray_init: bool = True) -> An
 
     for n in _gather(refs, deadline, searched, failed):
         n.errors.append(f"no answer within {q.p.ray['node-timeout']}")
-    return _combine(q, nodes, messages, time.monotonic() - t0)
+    t3 = time.monotonic()
+    phases["search"] = t3 - t2
+    a = _combine(q, nodes, messages, 0.0)
+    phases["merge"] = time.monotonic() - t3
+    a.phases = phases
+    a.elapsed = time.monotonic() - t0
+    return a
 
 
 def _read_output(q: Query, n: Node) -> None:
@@ -522,5 +540,6 @@ def summary(a: Answer) -> dict:
         "type": "summary",
         "selected": len(a.records),
         "elapsed_ms": a.elapsed * 1000.0,
+        "phases_ms": {k: v * 1000.0 for k, v in a.phases.items()},
         "nodes": per,
     }

@@ -96,6 +96,7 @@ GRAIL_LONG = [
     ("no-decompress", NO, "no-decompress"),
     ("rotated", REQ, "rotated"),
     ("merge", NO, "merge"),
+    ("no-line-number", NO, "no-line-number"),
 ]
 
 #: grail-ray's own options.

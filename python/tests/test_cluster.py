@@ -203,6 +203,34 @@ def test_the_installed_command(cluster, logs):
     assert lines(r.stdout) == timeline(layout(cluster, logs), PATTERN)[-3:]
 
 
+def test_library_call_and_a_binary_for_another_platform(cluster, logs):
+    """grail_ray.search from Python; a node without grail whose platform is
+    not the driver's binary's fails with the reason, the others answer."""
+    code = f"""
+import json, sys
+import grail_ray
+from grail_ray.cluster import Query, run_query
+a = grail_ray.search({PATTERN + ['-t', '5', os.path.join(cluster.logs, '{node_id}', 'rank*.log')]!r})
+print(json.dumps([[r["node"], r["path"], r["text"]] for r in a.records]))
+q = Query({PATTERN + ['-t', '5', os.path.join(cluster.logs, '{node_id}', 'rank*.log')]!r})
+q.platform = "plan9-mips"
+b = run_query(q)
+print(json.dumps({{n.node_id: n.errors for n in b.nodes}}))
+print(json.dumps([[r["node"], r["path"], r["text"]] for r in b.records]))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, env=cluster.env(), timeout=300)
+    assert r.returncode == 0, r.stderr.decode()
+    first, errors, second = (json.loads(l) for l in lines(r.stdout))
+    want = timeline(layout(cluster, logs), PATTERN)[-5:]
+    assert [f"{a}:{b}:{c}".encode() for a, b, c in first] == want
+    shipped = [nid for nid in errors if cluster.cache_dirs[nid].endswith("worker2")]
+    assert len(shipped) == 1
+    assert "does not run on" in errors[shipped[0]][0] and "plan9-mips" in errors[shipped[0]][0]
+    assert all(not e for nid, e in errors.items() if nid != shipped[0])
+    others = [(l, f) for l, f in layout(cluster, logs) if not l.startswith(shipped[0][:8])]
+    assert [f"{a}:{b}:{c}".encode() for a, b, c in second] == timeline(others, PATTERN)[-5:]
+
+
 @pytest.fixture
 def slow_node(cluster, logs):
     """A fourth node whose grail sleeps 60 s after saying it started; it is
@@ -298,4 +326,5 @@ def test_every_listening_socket_of_the_cluster_is_loopback(cluster):
     assert listening, "no listening socket found"
     loopback = {"0100007F", "00000000000000000000000001000000", "0000000000000000FFFF00000100007F"}
     assert all(a in loopback for a in listening), listening
+
 
