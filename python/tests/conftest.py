@@ -38,6 +38,7 @@ class Env:
         self.bindir = os.path.join(tmp, "bin")
         self.logs = os.path.join(tmp, "logs")
         self.cache_dirs = {}
+        self.grail = grail_bin()
         self.nodes = {}  # node_id -> ray Node
 
     def env(self, **extra) -> dict:

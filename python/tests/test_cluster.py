@@ -231,6 +231,26 @@ print(json.dumps([[r["node"], r["path"], r["text"]] for r in b.records]))
     assert [f"{a}:{b}:{c}".encode() for a, b, c in second] == timeline(others, PATTERN)[-5:]
 
 
+def test_colour_is_grails_after_the_node(cluster, logs):
+    f = os.path.join(cluster.logs, logs[0], "rank0.log")
+    r = cluster.run("--nodes", logs[0][:8], "--color=always", "-n", "-t", "12", "-e", "Traceback", "-e", "out of memory", f)
+    assert r.returncode == 0, r.stderr.decode()
+    g = subprocess.run([cluster.grail, "--merge", "-H", "--color=always", "-n", "-t", "12", "-e", "Traceback", "-e", "out of memory", f],
+                       capture_output=True)
+    node = b"\x1b[35m\x1b[K127.0.0.1\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K"
+    want = [node + line for line in lines(g.stdout)]
+    assert len(want) == 12 and b"\x1b[01;31m" in g.stdout
+    assert lines(r.stdout) == want
+
+
+def test_a_closed_pipe_ends_it_as_grep(cluster, logs):
+    cmd = f"set -o pipefail; {sys.executable} -m grail_ray ERROR '{cluster.logs}/{{node_id}}/rank*.log' | head -n 1"
+    r = subprocess.run(["bash", "-c", cmd], capture_output=True, env=cluster.env(), timeout=300)
+    assert len(lines(r.stdout)) == 1
+    assert r.returncode == 141, (r.returncode, r.stderr)
+    assert b"Traceback" not in r.stderr and b"BrokenPipe" not in r.stderr, r.stderr
+
+
 @pytest.fixture
 def slow_node(cluster, logs):
     """A fourth node whose grail sleeps 60 s after saying it started; it is
