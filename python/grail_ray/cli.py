@@ -61,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     os.dup2(2, 1)
     try:
         a = run_query(q)
+    except ImportError as e:
+        sys.stderr.write(f"grail-ray: needs Ray on this machine (pip install ray): {e}\n")
+        return 2
     except ConnectionError as e:
         sys.stderr.write(f"grail-ray: no Ray cluster to connect to: {e}\n")
         return 2

@@ -185,6 +185,9 @@ class Query:
         # Pattern files are read here and written out on each node.
         self.pattern_files: list[bytes] = []
         self.argv: list[str] = []
+        #: What `validate` runs: the time window needs a log with stamps,
+        #: so the nodes check that part.
+        self.check_argv: list[str] = []
         for oid, val in p.options:
             if oid in ("f", "exclude-from"):
                 data = sys.stdin.buffer.read() if val == "-" else _read(val)
@@ -193,14 +196,19 @@ class Query:
             if oid in ("color", "json", "H", "h", "rotated"):
                 continue
             self.argv += render(oid, val)
+            if oid not in ("since", "before", "time-format"):
+                self.check_argv += render(oid, val)
         self.rotated = p.values("rotated")
+        mode = []
         if self.kind == "lines":
-            self.argv += ["--merge", "--json"]
+            mode = ["--merge", "--json"]
             if not self.numbers:
                 # Numbering a tail's lines means reading the whole file.
-                self.argv.append("--no-line-number")
+                mode.append("--no-line-number")
         elif self.kind in ("c", "l", "L"):
-            self.argv += ["-H", "-Z"]
+            mode = ["-H", "-Z"]
+        self.argv += mode
+        self.check_argv += mode
         #: Where the driver's binary runs (`os-machine`).
         self.platform = node_side.this_platform()
         self.color_when = p.last("color")
@@ -216,7 +224,7 @@ class Query:
 
         with tempfile.TemporaryDirectory(prefix="grail-ray-") as tmp:
             argv = []
-            for a in self.argv:
+            for a in self.check_argv:
                 for ph, d in data:
                     if a == ph:
                         a = os.path.join(tmp, "p")
@@ -224,9 +232,12 @@ class Query:
                             f.write(d)
                 argv.append(a)
             pat = [self.p.pattern_operand] if self.p.pattern_operand is not None else []
+            # An empty regular file (--since refuses pipes and devices).
+            empty = os.path.join(tmp, "empty.log")
+            open(empty, "wb").close()
             try:
                 r = subprocess.run(
-                    [self.local_grail, *argv, "--", *pat, os.devnull],
+                    [self.local_grail, *argv, "--", *pat, empty],
                     capture_output=True,
                     stdin=subprocess.DEVNULL,
                     timeout=60,
@@ -244,6 +255,28 @@ def _read(path: str) -> bytes:
             return f.read()
     except OSError as e:
         raise UsageError(f"{path}: {e.strerror}") from None
+
+
+def _reachable(addr: str, timeout: float = 10.0) -> None:
+    """Raise ConnectionError unless the cluster's address answers: Ray
+    itself retries an unreachable address for minutes."""
+    import socket
+
+    try:
+        from ray._private.services import canonicalize_bootstrap_address_or_die
+    except ImportError:
+        return
+    try:
+        where = canonicalize_bootstrap_address_or_die(addr)
+    except ConnectionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a malformed address
+        raise ConnectionError(f"{addr}: {e}") from None
+    host, _, port = where.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as e:
+        raise ConnectionError(f"{where} does not answer ({e})") from None
 
 
 def _binary(path: str | None):
@@ -311,6 +344,7 @@ def run_query(q: Query, address: str | None = None, ray_init: bool = True) -> An
     messages: list[str] = []
     if ray_init and not ray.is_initialized():
         addr = address or q.p.ray.get("address") or os.environ.get("RAY_ADDRESS") or "auto"
+        _reachable(addr)
         ray.init(
             address=addr,
             logging_level="ERROR",

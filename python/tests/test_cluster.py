@@ -348,3 +348,33 @@ def test_every_listening_socket_of_the_cluster_is_loopback(cluster):
     assert all(a in loopback for a in listening), listening
 
 
+
+
+def test_an_address_that_does_not_answer(cluster):
+    t = time.monotonic()
+    r = cluster.run("--address", "127.0.0.1:1", "x", "f")
+    assert r.returncode == 2 and b"no Ray cluster to connect to" in r.stderr, r.stderr
+    assert r.stdout == b"" and time.monotonic() - t < 60
+
+
+def test_since_passes_through(cluster, logs):
+    """--since on every node: the cluster timeline's lines that grail's own
+    --since window (tested against awk in tests/timewin.rs) keeps in each file."""
+    since = "2024-03-01T12:00:20Z"
+    r = cluster.run("--since", since, *PATTERN, os.path.join(cluster.logs, "{node_id}", "rank*.log"))
+    assert r.returncode == 0, r.stderr.decode()
+    kept = set()
+    for _, files in layout(cluster, logs):
+        for f in files:
+            g = subprocess.run([cluster.grail, "-Hn", "--since", since, *PATTERN, f], capture_output=True)
+            assert g.returncode == 0, g.stderr
+            kept.update(lines(g.stdout))
+    numbered = timeline(layout(cluster, logs), PATTERN, numbers=True)
+    # LABEL:PATH:N:TEXT, kept by (PATH, N), printed without N.
+    want = [
+        b":".join(l.split(b":", 3)[:2] + l.split(b":", 3)[3:])
+        for l in numbered
+        if l.split(b":", 1)[1] in kept
+    ]
+    assert 0 < len(want) < len(numbered)
+    assert lines(r.stdout) == want
