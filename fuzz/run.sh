@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(pattern scan)
+[ ${#targets[@]} -gt 0 ] || targets=(pattern scan prefilter)
 export RAYON_NUM_THREADS=${RAYON_NUM_THREADS:-2} # the scan target's parallel paths
 san=${FUZZ_SANITIZER:-none} # address is 2-3x slower; the fuzzed paths have no unsafe of their own
 cargo +nightly fuzz build --sanitizer "$san"
@@ -21,8 +21,19 @@ for t in "${targets[@]}"; do
     echo "== $t: ${secs}s, corpus copy in $work, log in $log"
     extra=()
     [ "$t" = scan ] && extra=(-max_len=4102) # 6-byte header + 4 KiB haystack
-    if cargo +nightly fuzz run --sanitizer "$san" "$t" "$work" -- "${extra[@]}" \
-        -max_total_time="$secs" -timeout=30 -print_final_stats=1 >"$log" 2>&1; then
+    [ "$t" = prefilter ] && extra=(-max_len=10000) # literals + 8 KiB haystack
+    # The prefilter's SIMD paths, each for a third of the time.
+    paths=(default)
+    [ "$t" = prefilter ] && paths=(avx2 sse2 scalar)
+    each=$((secs / ${#paths[@]}))
+    ok=1
+    for p in "${paths[@]}"; do
+        [ "$p" = default ] || export GRAIL_SIMD="$p"
+        cargo +nightly fuzz run --sanitizer "$san" "$t" "$work" -- "${extra[@]}" \
+            -max_total_time="$each" -timeout=30 -print_final_stats=1 >>"$log" 2>&1 || ok=0
+        unset GRAIL_SIMD
+    done
+    if [ $ok = 1 ]; then
         echo "   ok"
     else
         status=1

@@ -16,6 +16,14 @@ mod teddy;
 
 pub use locale::{locale_is_utf8, locale_name};
 
+/// The case-insensitive literal prefilter on its own, for the fuzz target
+/// `fuzz/fuzz_targets/prefilter.rs` (not a stable API: queries choose it
+/// themselves).
+#[doc(hidden)]
+pub mod prefilter {
+    pub use super::literals::{FoldCache, Folded};
+}
+
 pub use parse::{PatternError, Syntax};
 
 use parse::Flags;
