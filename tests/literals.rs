@@ -167,3 +167,105 @@ fn case_insensitive_literals_match_grep_on_every_path() {
         fails[..fails.len().min(4)].join("\n")
     );
 }
+
+/// Large case-sensitive literal sets (`-F -f` with 25-120 names, where
+/// the rarity-fingerprint Teddy of `Plain` applies), planted exactly and
+/// with one letter's case changed, against grep and grail without the
+/// prefilter, at tiny chunk sizes too.
+#[test]
+fn large_literal_sets_match_grep() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let mut rng = Rng(0x7ed_d7ed);
+    let suffixes = ["Error", "Exception", "Failure", "error", "_FAILED", "Err"];
+    let mut fails = Vec::new();
+    let mut checked = 0;
+    for case in 0..24 {
+        // Names: a random stem and a shared suffix, as exception names are.
+        let k = 25 + rng.below(96);
+        let names: Vec<String> = (0..k)
+            .map(|_| {
+                let stem: String = (0..1 + rng.below(9))
+                    .map(|i| {
+                        let c = (b'a' + rng.below(26) as u8) as char;
+                        if i == 0 || rng.chance(15) {
+                            c.to_ascii_uppercase()
+                        } else {
+                            c
+                        }
+                    })
+                    .collect();
+                format!("{stem}{}", suffixes[rng.below(suffixes.len())])
+            })
+            .collect();
+        std::fs::write(dir.join("names.txt"), names.join("\n") + "\n").unwrap();
+        let mut t = Vec::new();
+        for _ in 0..300 + rng.below(700) {
+            for w in 0..rng.below(8) {
+                if w > 0 {
+                    t.push(b' ');
+                }
+                if rng.chance(12) {
+                    let mut n = names[rng.below(k)].clone().into_bytes();
+                    if rng.chance(40) {
+                        let i = rng.below(n.len());
+                        n[i] ^= 0x20 * u8::from(n[i].is_ascii_alphabetic());
+                    }
+                    t.extend_from_slice(&n);
+                } else {
+                    for _ in 0..1 + rng.below(10) {
+                        t.push(b"aeioErrorxyzFail_0123 :"[rng.below(23)]);
+                    }
+                }
+            }
+            t.push(b'\n');
+        }
+        std::fs::write(dir.join("t.log"), &t).unwrap();
+        let flag = ["", "-c", "-o", "-v", "-w", "-x", "--color=always", "-n"][case % 8];
+        let mut grep: Vec<String> = vec!["-F".into(), "-f".into(), "names.txt".into()];
+        if !flag.is_empty() {
+            grep.push(flag.into());
+        }
+        grep.push("t.log".into());
+        let want = common::run_env("grep", &grep, dir, None, &[("LC_ALL", "C")]);
+        for (simd, prefilter, chunk) in [
+            ("avx2", "on", None),
+            ("avx2", "on", Some("61")),
+            ("sse2", "on", Some("13")),
+            ("avx2", "off", None),
+        ] {
+            let mut args = grep.clone();
+            if let Some(c) = chunk {
+                args.extend(["--chunk-size".into(), c.into()]);
+            }
+            let env = [
+                ("LC_ALL", "C"),
+                ("GRAIL_SIMD", simd),
+                ("GRAIL_PREFILTER", prefilter),
+            ];
+            let got = common::run_env(GRAIL, &args, dir, None, &env);
+            checked += 1;
+            if got.stdout != want.stdout || got.status.code() != want.status.code() {
+                fails.push(format!(
+                    "GRAIL_SIMD={simd} GRAIL_PREFILTER={prefilter} grail {} ({k} names)",
+                    shell_words::join(&args)
+                ));
+            }
+        }
+        // A tail with an exclude, against the pipeline.
+        let pipeline = "grep -F -f names.txt t.log | grep -v Fail | tail -n 9";
+        let want = common::run_env("bash", &["-c", pipeline], dir, None, &[("LC_ALL", "C")]);
+        let args = ["-F", "-f", "names.txt", "-N", "Fail", "-t", "9", "t.log"];
+        let got = common::run_env(GRAIL, &args, dir, None, &[("LC_ALL", "C")]);
+        checked += 1;
+        if got.stdout != want.stdout {
+            fails.push(format!("{pipeline}: grail {args:?}"));
+        }
+    }
+    assert!(
+        fails.is_empty(),
+        "{} of {checked} differ:\n{}",
+        fails.len(),
+        fails[..fails.len().min(4)].join("\n")
+    );
+}

@@ -181,7 +181,7 @@ impl Folded {
             teddy: lits
                 .iter()
                 .all(|l| l.len() >= 3)
-                .then(|| super::teddy::Teddy::new(lits)),
+                .then(|| super::teddy::Teddy::new(lits, true)),
             overlap: longest.saturating_sub(1),
         })
     }
@@ -202,7 +202,7 @@ impl Folded {
         if let (Simd::Avx2, Some(t)) = (simd(), &self.teddy) {
             // SAFETY: `simd()` returns `Avx2` only when the CPU has AVX2.
             match unsafe { t.find(hay, start, end) } {
-                Ok(p) => return Some(p),
+                Ok((p, _)) => return Some(p),
                 // Only the last bytes are left to the fold below.
                 Err(p) => pos = p,
             }
@@ -228,6 +228,98 @@ impl Folded {
         None
     }
 }
+
+/// Include patterns that are nothing but literals, case-sensitive, with no
+/// anchors or word edges (`-F -f names.txt`, `-E 'RuntimeError|KeyError'`),
+/// on a CPU with AVX2: a literal found by [`super::teddy`] is a match, so no
+/// automaton confirms each candidate, and the fingerprints are the
+/// literals' rarest shared bytes (60 exception names share `Err`), where
+/// regex-automata's prefilter takes their first bytes.
+#[derive(Debug)]
+pub struct Plain {
+    #[cfg(target_arch = "x86_64")]
+    teddy: super::teddy::Teddy,
+}
+
+impl Plain {
+    /// `None` unless every include is an alternation of literals of 3 bytes
+    /// or more ([`PLAIN_MIN`] to [`MAX_LITERALS`] of them) and the CPU has AVX2 (not with
+    /// `GRAIL_PREFILTER=off` or `GRAIL_SIMD` set to another path).
+    pub fn new(hirs: &[Hir]) -> Option<Plain> {
+        if std::env::var_os("GRAIL_PREFILTER").is_some_and(|v| v == "off") {
+            return None;
+        }
+        fn bytes(h: &Hir, out: &mut Vec<u8>) -> Option<()> {
+            match h.kind() {
+                HirKind::Literal(l) => {
+                    out.extend_from_slice(&l.0);
+                    Some(())
+                }
+                HirKind::Capture(c) => bytes(&c.sub, out),
+                HirKind::Concat(parts) => parts.iter().try_for_each(|p| bytes(p, out)),
+                _ => None,
+            }
+        }
+        fn alts(h: &Hir, lits: &mut Vec<Vec<u8>>) -> Option<()> {
+            match h.kind() {
+                HirKind::Alternation(a) => a.iter().try_for_each(|x| alts(x, lits)),
+                HirKind::Capture(c) => alts(&c.sub, lits),
+                _ => {
+                    let mut l = Vec::new();
+                    bytes(h, &mut l)?;
+                    // A newline in a literal is never within one line.
+                    (l.len() >= MIN_LEN && !l.contains(&b'\n')).then(|| lits.push(l))
+                }
+            }
+        }
+        let mut lits = Vec::new();
+        for h in hirs {
+            alts(h, &mut lits)?;
+        }
+        if lits.len() < PLAIN_MIN || lits.len() > MAX_LITERALS {
+            return None;
+        }
+        Plain::of(&lits)
+    }
+
+    /// The prefilter for these literals (each at least 3 bytes long), of
+    /// any number, where the CPU has AVX2.
+    pub fn of(lits: &[Vec<u8>]) -> Option<Plain> {
+        if lits.is_empty() || lits.iter().any(|l| l.len() < 3) {
+            return None;
+        }
+        match simd() {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => Some(Plain {
+                teddy: super::teddy::Teddy::new(lits, false),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The first literal in `hay[start..end]`: `Ok(end)` of it, or
+    /// `Err(p)`: none starts before `p` and the vector loop reached no
+    /// further (the automaton searches the rest).
+    pub fn find_end(&self, hay: &[u8], start: usize, end: usize) -> Result<usize, usize> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: a `Plain` exists only where `simd()` said AVX2.
+            unsafe { self.teddy.find(hay, start, end) }.map(|(p, len)| p + len)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (hay, end);
+            Err(start)
+        }
+    }
+}
+
+/// Fewer literals than this are left to regex-automata's prefilter
+/// (aho-corasick's Teddy, 4-byte fingerprints, one literal per bucket up to
+/// 32): `-c -F -f` with the first N of the 60 names, 1 GiB, medians of 5,
+/// before / with [`Plain`]: N=5 0.25/0.29 s, 10 0.26/0.30, 16 0.27/0.27,
+/// 24 0.28/0.29, 32 0.35/0.31, 60 0.51/0.285.
+const PLAIN_MIN: usize = 25;
 
 /// The block of one haystack a [`Folded`] search folded last: valid only
 /// for that haystack (make a new one for another).
@@ -381,6 +473,83 @@ mod tests {
                     // SAFETY: the CPU has AVX2 (checked just above).
                     unsafe { fold_avx2(&mut d, s) };
                     assert_eq!(d, w, "avx2 {start} {len}");
+                }
+            }
+        }
+    }
+
+    /// The case-sensitive Teddy of [`Plain`]: the first literal exactly,
+    /// or `Err(p)` with none before `p`, for sets of 1-200 literals with
+    /// fingerprints anywhere in them, every start alignment 0-63, every
+    /// byte value around planted literals.
+    #[test]
+    fn plain_finds_the_first_literal_or_says_how_far_it_looked() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let rounds = std::env::var("GRAIL_PROPTEST_ROUNDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(400);
+        for round in 0..rounds {
+            let k = 1 + (next() % if round % 5 == 0 { 200 } else { 30 }) as usize;
+            let lits: Vec<Vec<u8>> = (0..k)
+                .map(|_| {
+                    let n = 3 + (next() % 10) as usize;
+                    (0..n)
+                        .map(|_| b"aEerR\x80\xff0_ x"[(next() % 11) as usize])
+                        .collect()
+                })
+                .collect();
+            let Some(p) = Plain::of(&lits) else {
+                // Only a CPU without AVX2 has no such prefilter.
+                assert_ne!(simd(), Simd::Avx2, "no prefilter for {lits:?}");
+                return;
+            };
+            let len = (next() % if round % 9 == 0 { 5000 } else { 300 }) as usize;
+            let mut hay: Vec<u8> = (0..len).map(|_| (next() % 256) as u8).collect();
+            for _ in 0..(next() % 6) {
+                let l = &lits[(next() % k as u64) as usize];
+                let at = (next() % (len as u64 + 1)) as usize;
+                for (j, &b) in l.iter().enumerate() {
+                    if at + j < len {
+                        hay[at + j] = b;
+                    }
+                }
+            }
+            let naive_cs = |s: usize, e: usize| {
+                (s..e).find(|&i| {
+                    lits.iter()
+                        .any(|l| hay.get(i..i + l.len()) == Some(l) && i + l.len() <= e)
+                })
+            };
+            for align in [0, 1, 2, 31, 32, 33, 63, (next() % 64) as usize] {
+                let start = align.min(len);
+                let end = start + (next() % ((len - start) as u64 + 1)) as usize;
+                let end = if next() % 2 == 0 { len } else { end };
+                let want = naive_cs(start, end);
+                match p.find_end(&hay, start, end) {
+                    Ok(e) => {
+                        let w = want.unwrap_or_else(|| panic!("{lits:?}: found {e}, none there"));
+                        assert!(
+                            lits.iter().any(|l| l.len() == e - w && hay[w..e] == l[..]),
+                            "round {round}: {lits:?}: end {e} for the literal at {w}"
+                        );
+                    }
+                    Err(q) => {
+                        assert!(
+                            q >= start && q <= end.max(start),
+                            "{q} outside {start}..{end}"
+                        );
+                        assert!(
+                            want.is_none_or(|w| w >= q),
+                            "round {round}: {lits:?} in {start}..{end}: missed {want:?}, said none before {q}"
+                        );
+                    }
                 }
             }
         }

@@ -21,7 +21,7 @@ pub use locale::{locale_is_utf8, locale_name};
 /// themselves).
 #[doc(hidden)]
 pub mod prefilter {
-    pub use super::literals::{FoldCache, Folded};
+    pub use super::literals::{FoldCache, Folded, Plain};
 }
 
 pub use parse::{PatternError, Syntax};
@@ -332,8 +332,13 @@ impl QueryBuilder {
         let include_hirs = inc.hirs.clone();
         let include_exact = inc.exact()?;
         let folded = literals::choose(&include_hirs);
+        let plain = match (&folded, &include_exact) {
+            (None, None) => literals::Plain::new(&include_hirs),
+            _ => None,
+        };
         Ok(Query {
             folded,
+            plain,
             include_hirs,
             include,
             include_exact,
@@ -451,6 +456,13 @@ impl IncludeFinder<'_> {
     pub(crate) fn find_end(&mut self, hay: &[u8], start: usize, end: usize) -> Option<usize> {
         let q = self.q;
         let re = q.include.as_ref()?;
+        if let Some(p) = &q.plain {
+            return match p.find_end(hay, start, end) {
+                Ok(m) => Some(m),
+                // The last bytes: the automaton.
+                Err(from) => find_exact_end(re, None, hay, from, end),
+            };
+        }
         let f = match &q.folded {
             Some(f) if !self.dense => f,
             _ => return find_exact_end(re, q.include_exact.as_ref(), hay, start, end),
@@ -556,6 +568,8 @@ pub struct Query {
     /// Where to look for include matches, when the includes are
     /// case-insensitive literals (see [`literals`]).
     folded: Option<literals::Folded>,
+    /// The includes are plain literals: finding one is a match.
+    plain: Option<literals::Plain>,
     include_hirs: Vec<Hir>,
     include: Option<Regex>,
     include_exact: Option<Exact>,
