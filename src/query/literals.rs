@@ -1,4 +1,8 @@
-//! A literal prefilter for case-insensitive includes: `-i error` is 32
+//! Literal prefilters: [`Folded`] for case-insensitive includes, and
+//! [`Plain`] for large case-sensitive literal sets (`-F -f names`, see
+//! there).
+//!
+//! Case-insensitive: `-i error` is 32
 //! case variants to regex-automata's literal extractor (`RuntimeError`
 //! 4096), so its prefilter gives up and the lazy DFA reads every byte.
 //! Here the include patterns are reduced to one lower-case literal per
@@ -231,7 +235,7 @@ impl Folded {
 
 /// Include patterns that are nothing but literals, case-sensitive, with no
 /// anchors or word edges (`-F -f names.txt`, `-E 'RuntimeError|KeyError'`),
-/// on a CPU with AVX2: a literal found by [`super::teddy`] is a match, so no
+/// on a CPU with AVX2: a literal found by Teddy (`teddy.rs`) is a match, so no
 /// automaton confirms each candidate, and the fingerprints are the
 /// literals' rarest shared bytes (60 exception names share `Err`), where
 /// regex-automata's prefilter takes their first bytes.
