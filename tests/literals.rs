@@ -1,6 +1,6 @@
 //! The case-insensitive literal prefilter (`src/query/literals.rs`) against
 //! GNU grep and against grail without it (`GRAIL_PREFILTER=off`), on every
-//! fold path (`GRAIL_SIMD=avx2|sse2|scalar`): random `-i` literal sets
+//! fold path (`GRAIL_SIMD=avx2|ssse3|sse2|scalar`): random `-i` literal sets
 //! (letters, digits, punctuation, bytes >= 0x80, the letters with
 //! non-ASCII case partners in a UTF-8 locale), planted in random case in
 //! random text, with `-c`, `-o`, colour, `-v`, `-w`, `-x`, tails, excludes
@@ -92,6 +92,7 @@ fn check(dir: &Path, locale: &str, rng: &mut Rng, fails: &mut Vec<String>) -> us
         let want = common::run_env("grep", &grep, dir, None, &env);
         for (simd, prefilter, chunk) in [
             ("avx2", "on", None),
+            ("ssse3", "on", Some("31")),
             ("sse2", "on", Some("97")),
             ("scalar", "on", Some("13")),
             ("avx2", "off", None),
@@ -231,6 +232,8 @@ fn large_literal_sets_match_grep() {
         for (simd, prefilter, chunk) in [
             ("avx2", "on", None),
             ("avx2", "on", Some("61")),
+            ("ssse3", "on", None),
+            ("ssse3", "on", Some("29")),
             ("sse2", "on", Some("13")),
             ("avx2", "off", None),
         ] {

@@ -2,9 +2,9 @@
 //! `src/query/teddy.rs` where the CPU has it) never miss. The
 //! case-insensitive one returns, from every start offset, exactly the first
 //! place where one of the literals occurs up to ASCII case, as a naive
-//! search finds it; the case-sensitive one (flag bit 1, AVX2 only) the end
+//! search finds it; the case-sensitive one (flag bit 1, AVX2 or SSSE3) the end
 //! of the first literal, or how far it looked with none before.
-//! Run it once per path: `GRAIL_SIMD=avx2|sse2|scalar cargo fuzz run prefilter`.
+//! Run it once per path: `GRAIL_SIMD=avx2|ssse3|sse2|scalar cargo fuzz run prefilter`.
 //!
 //! Input: byte 0 is the number of literals (1..=64), then each literal as
 //! a length byte (3..=18) and its bytes; byte after them: bit 0 maps the

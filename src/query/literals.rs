@@ -6,12 +6,14 @@
 //! case variants to regex-automata's literal extractor (`RuntimeError`
 //! 4096), so its prefilter gives up and the lazy DFA reads every byte.
 //! Here the include patterns are reduced to one lower-case literal per
-//! alternative. On a CPU with AVX2, Teddy ([`super::teddy`]) finds them
-//! with the text folded to lower case inside the vector registers. Else
-//! (and for the last bytes, and for literals shorter than 3 bytes) the
-//! text is folded a block at a time into a buffer, and aho-corasick's
-//! case-sensitive search runs over it. `GRAIL_SIMD=avx2|sse2|scalar`
-//! forces a path. The prefilter only says where to look: each candidate's line is then
+//! alternative. On a CPU with AVX2 (32 bytes at a time) or SSSE3 (16),
+//! Teddy ([`super::teddy`]) finds them with the text folded to lower case
+//! inside the vector registers. Else (and for the last bytes, and for
+//! literals shorter than 3 bytes) the text is folded a block at a time into
+//! a buffer, and aho-corasick's case-sensitive search runs over it.
+//! `GRAIL_SIMD=avx2|ssse3|sse2|scalar` forces a path (`sse2`: the buffer
+//! fold the compiler vectorizes; `scalar`: the fold 8 bytes at a time in a
+//! `u64`). The prefilter only says where to look: each candidate's line is then
 //! searched by the query's own automaton, so nothing it does can change
 //! which lines are selected; and since every match of a reduced pattern
 //! contains one of its literals (in ASCII case folding, within one line),
@@ -62,7 +64,7 @@ pub(super) fn fold(b: u8) -> u8 {
 }
 
 /// `src` folded into `dst`, by the widest vector code this CPU runs
-/// (`GRAIL_SIMD=avx2|sse2|scalar` forces one, to measure and to test each).
+/// (`GRAIL_SIMD=avx2|ssse3|sse2|scalar` forces one, to measure and to test each).
 fn fold_into(dst: &mut Vec<u8>, src: &[u8]) {
     dst.resize(src.len(), 0);
     match simd() {
@@ -71,6 +73,8 @@ fn fold_into(dst: &mut Vec<u8>, src: &[u8]) {
             // SAFETY: `simd()` returns `Avx2` only when the CPU has AVX2.
             unsafe { fold_avx2(dst, src) }
         }
+        #[cfg(target_arch = "x86_64")]
+        Simd::Ssse3 => fold_slice(dst, src),
         Simd::Baseline => fold_slice(dst, src),
         Simd::Scalar => fold_swar(dst, src),
     }
@@ -121,6 +125,10 @@ enum Simd {
     /// 32-byte vectors (x86-64 with AVX2).
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// 16-byte vectors with `pshufb` (x86-64 with SSSE3): Teddy; the fold
+    /// of the last bytes as the baseline does it.
+    #[cfg(target_arch = "x86_64")]
+    Ssse3,
     /// What every CPU of the target has (SSE2, NEON).
     Baseline,
     /// One byte at a time.
@@ -133,19 +141,30 @@ fn simd() -> Simd {
     static CHOICE: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
     *CHOICE.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
-        let avx2 = std::is_x86_feature_detected!("avx2");
+        let (avx2, ssse3) = (
+            std::is_x86_feature_detected!("avx2"),
+            std::is_x86_feature_detected!("ssse3"),
+        );
         #[cfg(not(target_arch = "x86_64"))]
-        let avx2 = false;
+        let (avx2, ssse3) = (false, false);
+        let narrow = || {
+            #[cfg(target_arch = "x86_64")]
+            if ssse3 {
+                return Simd::Ssse3;
+            }
+            Simd::Baseline
+        };
         let best = || {
             #[cfg(target_arch = "x86_64")]
             if avx2 {
                 return Simd::Avx2;
             }
-            Simd::Baseline
+            narrow()
         };
         match std::env::var("GRAIL_SIMD").as_deref() {
             Ok("scalar") => Simd::Scalar,
             Ok("sse2") | Ok("neon") | Ok("baseline") => Simd::Baseline,
+            Ok("ssse3") => narrow(),
             _ => best(),
         }
     })
@@ -203,12 +222,19 @@ impl Folded {
     ) -> Option<usize> {
         let mut pos = start;
         #[cfg(target_arch = "x86_64")]
-        if let (Simd::Avx2, Some(t)) = (simd(), &self.teddy) {
-            // SAFETY: `simd()` returns `Avx2` only when the CPU has AVX2.
-            match unsafe { t.find(hay, start, end) } {
-                Ok((p, _)) => return Some(p),
+        if let Some(t) = &self.teddy {
+            // SAFETY: `simd()` returns `Avx2` (`Ssse3`) only when the CPU
+            // has AVX2 (SSSE3).
+            let found = match simd() {
+                Simd::Avx2 => Some(unsafe { t.find_avx2(hay, start, end) }),
+                Simd::Ssse3 => Some(unsafe { t.find_ssse3(hay, start, end) }),
+                _ => None,
+            };
+            match found {
+                Some(Ok((p, _))) => return Some(p),
                 // Only the last bytes are left to the fold below.
-                Err(p) => pos = p,
+                Some(Err(p)) => pos = p,
+                None => {}
             }
         }
         while pos < end {
@@ -235,7 +261,7 @@ impl Folded {
 
 /// Include patterns that are nothing but literals, case-sensitive, with no
 /// anchors or word edges (`-F -f names.txt`, `-E 'RuntimeError|KeyError'`),
-/// on a CPU with AVX2: a literal found by Teddy (`teddy.rs`) is a match, so no
+/// on a CPU with AVX2 or SSSE3: a literal found by Teddy (`teddy.rs`) is a match, so no
 /// automaton confirms each candidate, and the fingerprints are the
 /// literals' rarest shared bytes (60 exception names share `Err`), where
 /// regex-automata's prefilter takes their first bytes.
@@ -247,8 +273,8 @@ pub struct Plain {
 
 impl Plain {
     /// `None` unless every include is an alternation of literals of 3 bytes
-    /// or more ([`PLAIN_MIN`] to [`MAX_LITERALS`] of them) and the CPU has AVX2 (not with
-    /// `GRAIL_PREFILTER=off` or `GRAIL_SIMD` set to another path).
+    /// or more ([`PLAIN_MIN`] to [`MAX_LITERALS`] of them) and the CPU has AVX2 or
+    /// SSSE3 (not with `GRAIL_PREFILTER=off` or `GRAIL_SIMD=sse2|scalar`).
     pub fn new(hirs: &[Hir]) -> Option<Plain> {
         if std::env::var_os("GRAIL_PREFILTER").is_some_and(|v| v == "off") {
             return None;
@@ -294,7 +320,7 @@ impl Plain {
         }
         match simd() {
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx2 => Some(Plain {
+            Simd::Avx2 | Simd::Ssse3 => Some(Plain {
                 teddy: super::teddy::Teddy::new(lits, false),
             }),
             _ => None,
@@ -307,8 +333,13 @@ impl Plain {
     pub fn find_end(&self, hay: &[u8], start: usize, end: usize) -> Result<usize, usize> {
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY: a `Plain` exists only where `simd()` said AVX2.
-            unsafe { self.teddy.find(hay, start, end) }.map(|(p, len)| p + len)
+            // SAFETY: a `Plain` exists only where `simd()` said AVX2 or
+            // SSSE3, each only when the CPU has it.
+            let found = match simd() {
+                Simd::Avx2 => unsafe { self.teddy.find_avx2(hay, start, end) },
+                _ => unsafe { self.teddy.find_ssse3(hay, start, end) },
+            };
+            found.map(|(p, len)| p + len)
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -511,7 +542,11 @@ mod tests {
                 .collect();
             let Some(p) = Plain::of(&lits) else {
                 // Only a CPU without AVX2 has no such prefilter.
-                assert_ne!(simd(), Simd::Avx2, "no prefilter for {lits:?}");
+                #[cfg(target_arch = "x86_64")]
+                assert!(
+                    !matches!(simd(), Simd::Avx2 | Simd::Ssse3),
+                    "none for {lits:?}"
+                );
                 return;
             };
             let len = (next() % if round % 9 == 0 { 5000 } else { 300 }) as usize;

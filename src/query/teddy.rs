@@ -1,12 +1,16 @@
-//! The AVX2 path of the literal prefilters: Teddy (as in Hyperscan and
+//! The vector path of the literal prefilters: Teddy (as in Hyperscan and
 //! aho-corasick), case-sensitive or on text folded to lower case inside the
-//! vector registers, so the text is read once and never copied.
+//! vector registers, so the text is read once and never copied. One
+//! algorithm over a small [`Vector`] trait, as memchr is built: 32 bytes at
+//! a time with AVX2, 16 with SSSE3 (`pshufb`), chosen at run time by the
+//! caller. (AVX-512BW and NEON would be two more impls; neither can run on
+//! the machines this is tested on, so neither is written.)
 //!
 //! Each literal has a fingerprint: three of its consecutive bytes, chosen
 //! where they are rare in logs (a byte-frequency table of real logs) and
 //! shared with other literals (`RuntimeError`, `ValueError` and `KeyError`
 //! share `Err`), so that few distinct fingerprints cover the set. They are
-//! spread over 8 buckets, one bit each. For 32 bytes at a time, two
+//! spread over 8 buckets, one bit each. For a vector of bytes, two
 //! 16-entry tables per fingerprint byte (indexed by the low and the high
 //! nibble) give the buckets whose k-th byte could be there; the three
 //! results, shifted into line, are ANDed: a bit left at byte `j` says a
@@ -252,116 +256,368 @@ impl Teddy {
     /// The first place in `hay[start..end]` where a literal starts, and
     /// its length, among the places the vector loop covers; `Err(p)`: none
     /// starts before `p`, from where the caller searches the rest
-    /// (`p >= start`).
+    /// (`p >= start`). 32 bytes at a time.
     ///
     /// # Safety
     /// The CPU must support AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    pub unsafe fn find(
+    pub unsafe fn find_avx2(
         &self,
         hay: &[u8],
         start: usize,
         end: usize,
     ) -> Result<(usize, usize), usize> {
-        // SAFETY: the caller promises AVX2.
+        // SAFETY: the caller promises AVX2, which `__m256i`'s operations need.
         unsafe {
             if self.folded {
-                self.find_in::<true>(hay, start, end)
+                self.find_in::<__m256i, true>(hay, start, end)
             } else {
-                self.find_in::<false>(hay, start, end)
+                self.find_in::<__m256i, false>(hay, start, end)
             }
         }
     }
 
-    /// [`Teddy::find`], the fold decided at compile time.
+    /// [`Teddy::find_avx2`], 16 bytes at a time.
     ///
     /// # Safety
-    /// The CPU must support AVX2.
+    /// The CPU must support SSSE3 (`pshufb`).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn find_in<const FOLD: bool>(
+    #[target_feature(enable = "ssse3")]
+    pub unsafe fn find_ssse3(
+        &self,
+        hay: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Result<(usize, usize), usize> {
+        // SAFETY: the caller promises SSSE3, which `__m128i`'s operations need.
+        unsafe {
+            if self.folded {
+                self.find_in::<__m128i, true>(hay, start, end)
+            } else {
+                self.find_in::<__m128i, false>(hay, start, end)
+            }
+        }
+    }
+
+    /// The search, one vector of `V::BYTES` bytes at a time, the fold
+    /// decided at compile time. Inlined into each path's entry, which
+    /// enables the CPU features `V` needs.
+    ///
+    /// # Safety
+    /// The CPU must support what `V`'s operations use.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn find_in<V: Vector, const FOLD: bool>(
         &self,
         hay: &[u8],
         start: usize,
         end: usize,
     ) -> Result<(usize, usize), usize> {
         let end = end.min(hay.len());
-        if end < start + 32 {
+        if end < start + V::BYTES {
             return Err(start);
         }
-        // The register arithmetic below is AVX2, which the caller promises.
         let m = &self.masks;
-        // SAFETY: each table is a 32-byte array; unaligned loads.
-        let (lo0, hi0, lo1, hi1, lo2, hi2) = unsafe {
-            (
-                _mm256_loadu_si256(m[0][0].as_ptr().cast()),
-                _mm256_loadu_si256(m[0][1].as_ptr().cast()),
-                _mm256_loadu_si256(m[1][0].as_ptr().cast()),
-                _mm256_loadu_si256(m[1][1].as_ptr().cast()),
-                _mm256_loadu_si256(m[2][0].as_ptr().cast()),
-                _mm256_loadu_si256(m[2][1].as_ptr().cast()),
-            )
-        };
-        let nib = _mm256_set1_epi8(0x0f);
-        let a = _mm256_set1_epi8(b'A' as i8);
-        let z25 = _mm256_set1_epi8(25);
-        let case = _mm256_set1_epi8(0x20);
-        let zero = _mm256_setzero_si256();
-        let mut prev0 = zero;
-        let mut prev1 = zero;
-        let mut best: Option<(usize, usize)> = None;
-        let mut i = start;
-        while i + 32 <= end {
-            // SAFETY: `i + 32 <= end <= hay.len()`: 32 bytes of `hay`.
-            let v = unsafe { _mm256_loadu_si256(hay.as_ptr().add(i).cast()) };
-            let f = if FOLD {
-                // Fold: bytes A..=Z get 0x20.
-                let t = _mm256_sub_epi8(v, a);
-                let upper = _mm256_cmpeq_epi8(_mm256_min_epu8(t, z25), t);
-                _mm256_or_si256(v, _mm256_and_si256(upper, case))
-            } else {
-                v
-            };
-            let lo = _mm256_and_si256(f, nib);
-            let hi = _mm256_and_si256(_mm256_srli_epi16(f, 4), nib);
-            let r0 = _mm256_and_si256(_mm256_shuffle_epi8(lo0, lo), _mm256_shuffle_epi8(hi0, hi));
-            let r1 = _mm256_and_si256(_mm256_shuffle_epi8(lo1, lo), _mm256_shuffle_epi8(hi1, hi));
-            let r2 = _mm256_and_si256(_mm256_shuffle_epi8(lo2, lo), _mm256_shuffle_epi8(hi2, hi));
-            // r0 two bytes later and r1 one byte later, the previous
-            // block's last bytes shifted in.
-            let s0 = _mm256_alignr_epi8(r0, _mm256_permute2x128_si256(prev0, r0, 0x21), 14);
-            let s1 = _mm256_alignr_epi8(r1, _mm256_permute2x128_si256(prev1, r1, 0x21), 15);
-            let res = _mm256_and_si256(_mm256_and_si256(s0, s1), r2);
-            let mut hits = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(res, zero)) as u32);
-            if hits != 0 {
-                let mut bytes = [0u8; 32];
-                // SAFETY: `bytes` is 32 bytes; an unaligned store.
-                unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), res) };
-                while hits != 0 {
-                    let j = hits.trailing_zeros() as usize;
-                    hits &= hits - 1;
-                    // A fingerprint ending at i + j starts at i + j - 2.
-                    if let Some(fp) = (i + j).checked_sub(2) {
-                        if let Some((p, len)) = self.verify(bytes[j], hay, fp, (start, end)) {
-                            if best.is_none_or(|(b, _)| p < b) {
-                                best = Some((p, len));
+        // SAFETY (all the vector operations below): the caller promises
+        // the CPU features; every load reads `V::BYTES` bytes inside `hay`
+        // or a 32-byte table.
+        unsafe {
+            let (lo0, hi0) = (V::table(&m[0][0]), V::table(&m[0][1]));
+            let (lo1, hi1) = (V::table(&m[1][0]), V::table(&m[1][1]));
+            let (lo2, hi2) = (V::table(&m[2][0]), V::table(&m[2][1]));
+            let mut prev0 = V::zero();
+            let mut prev1 = V::zero();
+            let mut best: Option<(usize, usize)> = None;
+            let mut i = start;
+            while i + V::BYTES <= end {
+                // `i + V::BYTES <= end <= hay.len()`.
+                let v = V::load(hay.as_ptr().add(i));
+                let f = if FOLD { v.fold() } else { v };
+                let (lo, hi) = (f.low_nibbles(), f.high_nibbles());
+                let r0 = lo0.shuffle(lo).and(hi0.shuffle(hi));
+                let r1 = lo1.shuffle(lo).and(hi1.shuffle(hi));
+                let r2 = lo2.shuffle(lo).and(hi2.shuffle(hi));
+                // r0 two bytes later and r1 one byte later, the previous
+                // block's last bytes shifted in.
+                let res = r0.later2(prev0).and(r1.later1(prev1)).and(r2);
+                let mut hits = res.nonzero_bytes();
+                if hits != 0 {
+                    let mut bytes = [0u8; 32];
+                    res.store(&mut bytes);
+                    while hits != 0 {
+                        let j = hits.trailing_zeros() as usize;
+                        hits &= hits - 1;
+                        // A fingerprint ending at i + j starts at i + j - 2.
+                        if let Some(fp) = (i + j).checked_sub(2) {
+                            if let Some((p, len)) = self.verify(bytes[j], hay, fp, (start, end)) {
+                                if best.is_none_or(|(b, _)| p < b) {
+                                    best = Some((p, len));
+                                }
                             }
                         }
                     }
                 }
+                prev0 = r0;
+                prev1 = r1;
+                i += V::BYTES;
+                // Every fingerprint ending before `i` has been seen, so every
+                // literal starting before `i - 2 - max_off`.
+                if let Some((b, len)) = best {
+                    if b + 2 + self.max_off <= i {
+                        return Ok((b, len));
+                    }
+                }
             }
-            prev0 = r0;
-            prev1 = r1;
-            i += 32;
-            // Every fingerprint ending before `i` has been seen, so every
-            // literal starting before `i - 2 - max_off`.
-            if let Some((b, len)) = best {
-                if b + 2 + self.max_off <= i {
-                    return Ok((b, len));
+            Err(i.saturating_sub(2 + self.max_off).max(start))
+        }
+    }
+}
+
+/// The vector operations Teddy needs, for each register width (as memchr
+/// does it: one algorithm, a small trait). Every method is unsafe: the
+/// CPU must have the width's features (AVX2 for `__m256i`, SSSE3 for
+/// `__m128i`).
+#[cfg(target_arch = "x86_64")]
+trait Vector: Copy {
+    /// Bytes per vector.
+    const BYTES: usize;
+    /// All zero.
+    unsafe fn zero() -> Self;
+    /// `BYTES` bytes from `p` (unaligned).
+    unsafe fn load(p: *const u8) -> Self;
+    /// A nibble table: the first `BYTES` of its 32 (16 entries, repeated).
+    unsafe fn table(t: &[u8; 32]) -> Self;
+    /// Bytes A-Z to a-z.
+    unsafe fn fold(self) -> Self;
+    unsafe fn low_nibbles(self) -> Self;
+    unsafe fn high_nibbles(self) -> Self;
+    /// Each 16-byte lane of `self` (a table) looked up by `idx`'s bytes.
+    unsafe fn shuffle(self, idx: Self) -> Self;
+    unsafe fn and(self, o: Self) -> Self;
+    /// `self` moved one byte later, `prev`'s last byte first.
+    unsafe fn later1(self, prev: Self) -> Self;
+    /// `self` moved two bytes later, `prev`'s last two bytes first.
+    unsafe fn later2(self, prev: Self) -> Self;
+    /// Bit j set where byte j is not zero.
+    unsafe fn nonzero_bytes(self) -> u32;
+    /// The bytes into the first `BYTES` of `out`.
+    unsafe fn store(self, out: &mut [u8; 32]);
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Vector for __m256i {
+    const BYTES: usize = 32;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        _mm256_setzero_si256()
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the caller gives 32 readable bytes.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn table(t: &[u8; 32]) -> Self {
+        // SAFETY: `t` is 32 bytes.
+        unsafe { _mm256_loadu_si256(t.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    unsafe fn fold(self) -> Self {
+        let t = _mm256_sub_epi8(self, _mm256_set1_epi8(b'A' as i8));
+        let upper = _mm256_cmpeq_epi8(_mm256_min_epu8(t, _mm256_set1_epi8(25)), t);
+        _mm256_or_si256(self, _mm256_and_si256(upper, _mm256_set1_epi8(0x20)))
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles(self) -> Self {
+        _mm256_and_si256(self, _mm256_set1_epi8(0x0f))
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        _mm256_and_si256(_mm256_srli_epi16(self, 4), _mm256_set1_epi8(0x0f))
+    }
+    #[inline(always)]
+    unsafe fn shuffle(self, idx: Self) -> Self {
+        _mm256_shuffle_epi8(self, idx)
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Self) -> Self {
+        _mm256_and_si256(self, o)
+    }
+    #[inline(always)]
+    unsafe fn later1(self, prev: Self) -> Self {
+        _mm256_alignr_epi8(self, _mm256_permute2x128_si256(prev, self, 0x21), 15)
+    }
+    #[inline(always)]
+    unsafe fn later2(self, prev: Self) -> Self {
+        _mm256_alignr_epi8(self, _mm256_permute2x128_si256(prev, self, 0x21), 14)
+    }
+    #[inline(always)]
+    unsafe fn nonzero_bytes(self) -> u32 {
+        !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(self, _mm256_setzero_si256())) as u32)
+    }
+    #[inline(always)]
+    unsafe fn store(self, out: &mut [u8; 32]) {
+        // SAFETY: `out` is 32 bytes.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), self) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Vector for __m128i {
+    const BYTES: usize = 16;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        _mm_setzero_si128()
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the caller gives 16 readable bytes.
+        unsafe { _mm_loadu_si128(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn table(t: &[u8; 32]) -> Self {
+        // SAFETY: `t` is 32 bytes; the first 16 are read.
+        unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    unsafe fn fold(self) -> Self {
+        let t = _mm_sub_epi8(self, _mm_set1_epi8(b'A' as i8));
+        let upper = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(25)), t);
+        _mm_or_si128(self, _mm_and_si128(upper, _mm_set1_epi8(0x20)))
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles(self) -> Self {
+        _mm_and_si128(self, _mm_set1_epi8(0x0f))
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        _mm_and_si128(_mm_srli_epi16(self, 4), _mm_set1_epi8(0x0f))
+    }
+    #[inline(always)]
+    unsafe fn shuffle(self, idx: Self) -> Self {
+        _mm_shuffle_epi8(self, idx)
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Self) -> Self {
+        _mm_and_si128(self, o)
+    }
+    #[inline(always)]
+    unsafe fn later1(self, prev: Self) -> Self {
+        _mm_alignr_epi8(self, prev, 15)
+    }
+    #[inline(always)]
+    unsafe fn later2(self, prev: Self) -> Self {
+        _mm_alignr_epi8(self, prev, 14)
+    }
+    #[inline(always)]
+    unsafe fn nonzero_bytes(self) -> u32 {
+        !(_mm_movemask_epi8(_mm_cmpeq_epi8(self, _mm_setzero_si128())) as u32) & 0xffff
+    }
+    #[inline(always)]
+    unsafe fn store(self, out: &mut [u8; 32]) {
+        // SAFETY: `out` is 32 bytes; the first 16 are written.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), self) }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// Both widths, folded or not: `Ok` is exactly the first literal (its
+    /// start and length), `Err(p)` means none starts before `p`; sets of
+    /// 1-200 literals, every start alignment 0-63, every byte value.
+    #[test]
+    fn each_width_finds_the_first_literal_or_says_how_far_it_looked() {
+        let mut seed = 0x0bad_5eed_1234_5678u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let rounds = std::env::var("GRAIL_PROPTEST_ROUNDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300);
+        let widths: [(bool, &str); 2] = [
+            (std::is_x86_feature_detected!("avx2"), "avx2"),
+            (std::is_x86_feature_detected!("ssse3"), "ssse3"),
+        ];
+        assert!(widths[1].0, "an x86-64 CPU without SSSE3");
+        for round in 0..rounds {
+            let folded = round % 2 == 1;
+            let k = 1 + (next() % if round % 5 == 0 { 200 } else { 30 }) as usize;
+            let lits: Vec<Vec<u8>> = (0..k)
+                .map(|_| {
+                    (0..3 + (next() % 10) as usize)
+                        .map(|_| b"aEerR\x80\xff0_ x"[(next() % 11) as usize])
+                        .map(|b| if folded { fold(b) } else { b })
+                        .collect()
+                })
+                .collect();
+            let t = Teddy::new(&lits, folded);
+            let len = (next() % if round % 9 == 0 { 5000 } else { 300 }) as usize;
+            let mut hay: Vec<u8> = (0..len).map(|_| (next() % 256) as u8).collect();
+            for _ in 0..(next() % 6) {
+                let l = &lits[(next() % k as u64) as usize];
+                let at = (next() % (len as u64 + 1)) as usize;
+                for (j, &b) in l.iter().enumerate() {
+                    if at + j < len {
+                        hay[at + j] = if folded && next() % 2 == 0 {
+                            b.to_ascii_uppercase()
+                        } else {
+                            b
+                        };
+                    }
+                }
+            }
+            let eq = |h: u8, n: u8| if folded { fold(h) == n } else { h == n };
+            let at = |i: usize, e: usize| {
+                lits.iter()
+                    .filter(|l| {
+                        i + l.len() <= e
+                            && hay[i..i + l.len()]
+                                .iter()
+                                .zip(l.iter())
+                                .all(|(&h, &n)| eq(h, n))
+                    })
+                    .map(|l| l.len())
+                    .collect::<Vec<_>>()
+            };
+            for align in [0, 1, 2, 15, 16, 17, 31, 32, 33, 63, (next() % 64) as usize] {
+                let start = align.min(len);
+                let end = if next() % 2 == 0 {
+                    len
+                } else {
+                    start + (next() % ((len - start) as u64 + 1)) as usize
+                };
+                let want = (start..end).find(|&i| !at(i, end).is_empty());
+                for (have, name) in widths {
+                    if !have {
+                        continue;
+                    }
+                    // SAFETY: the CPU has the width's feature (checked).
+                    let got = unsafe {
+                        if name == "avx2" {
+                            t.find_avx2(&hay, start, end)
+                        } else {
+                            t.find_ssse3(&hay, start, end)
+                        }
+                    };
+                    match got {
+                        Ok((p, l)) => assert!(
+                            want == Some(p) && at(p, end).contains(&l),
+                            "{name} round {round}: {lits:?} in {start}..{end}: got {p}+{l}, want {want:?}"
+                        ),
+                        Err(q) => assert!(
+                            q >= start && want.is_none_or(|w| w >= q),
+                            "{name} round {round}: {lits:?} in {start}..{end}: none before {q}, want {want:?}"
+                        ),
+                    }
                 }
             }
         }
-        Err(i.saturating_sub(2 + self.max_off).max(start))
     }
 }
