@@ -71,6 +71,51 @@ fn text(rng: &mut Rng, raw: bool) -> Vec<u8> {
     t
 }
 
+/// A prefilter path: `GRAIL_SIMD`, `GRAIL_PREFILTER`, `--chunk-size`.
+type Route = (&'static str, &'static str, Option<&'static str>);
+
+/// grail with grep's arguments `grep` on each of `paths`, against grep
+/// (stdout and status); a failure is described in `fails` and its input
+/// kept as `failN.log`. The number of runs compared.
+fn on_every_path(
+    dir: &Path,
+    locale: &str,
+    grep: &[String],
+    paths: &[Route],
+    fails: &mut Vec<String>,
+) -> usize {
+    let want = common::run_env("grep", grep, dir, None, &[("LC_ALL", locale)]);
+    for &(simd, prefilter, chunk) in paths {
+        let mut args = grep.to_vec();
+        if let Some(c) = chunk {
+            args.extend(["--chunk-size".into(), c.into()]);
+        }
+        let env = [
+            ("LC_ALL", locale),
+            ("GRAIL_SIMD", simd),
+            ("GRAIL_PREFILTER", prefilter),
+        ];
+        let got = common::run_env(GRAIL, &args, dir, None, &env);
+        if got.stdout != want.stdout || got.status.code() != want.status.code() {
+            fails.push(format!(
+                "LC_ALL={locale} GRAIL_SIMD={simd} GRAIL_PREFILTER={prefilter} grail {}\n  grep: {:?} {}\n  grail: {:?} {}{}",
+                shell_words::join(&args),
+                want.status.code(),
+                String::from_utf8_lossy(&want.stdout),
+                got.status.code(),
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&got.stderr)
+            ));
+            std::fs::copy(
+                dir.join("t.log"),
+                dir.join(format!("fail{}.log", fails.len())),
+            )
+            .unwrap();
+        }
+    }
+    paths.len()
+}
+
 fn check(dir: &Path, locale: &str, rng: &mut Rng, fails: &mut Vec<String>) -> usize {
     let mut checked = 0;
     for case in 0..25 {
@@ -89,42 +134,14 @@ fn check(dir: &Path, locale: &str, rng: &mut Rng, fails: &mut Vec<String>) -> us
         }
         grep.push("t.log".into());
         let env = [("LC_ALL", locale)];
-        let want = common::run_env("grep", &grep, dir, None, &env);
-        for (simd, prefilter, chunk) in [
+        let paths = [
             ("avx2", "on", None),
             ("ssse3", "on", Some("31")),
             ("sse2", "on", Some("97")),
             ("scalar", "on", Some("13")),
             ("avx2", "off", None),
-        ] {
-            let mut args = grep.clone();
-            if let Some(c) = chunk {
-                args.extend(["--chunk-size".into(), c.into()]);
-            }
-            let env = [
-                ("LC_ALL", locale),
-                ("GRAIL_SIMD", simd),
-                ("GRAIL_PREFILTER", prefilter),
-            ];
-            let got = common::run_env(GRAIL, &args, dir, None, &env);
-            checked += 1;
-            if got.stdout != want.stdout || got.status.code() != want.status.code() {
-                fails.push(format!(
-                    "LC_ALL={locale} GRAIL_SIMD={simd} GRAIL_PREFILTER={prefilter} grail {}\n  grep: {:?} {}\n  grail: {:?} {}{}",
-                    shell_words::join(&args),
-                    want.status.code(),
-                    String::from_utf8_lossy(&want.stdout),
-                    got.status.code(),
-                    String::from_utf8_lossy(&got.stdout),
-                    String::from_utf8_lossy(&got.stderr)
-                ));
-                std::fs::copy(
-                    dir.join("t.log"),
-                    dir.join(format!("fail{}.log", fails.len())),
-                )
-                .unwrap();
-            }
-        }
+        ];
+        checked += on_every_path(dir, locale, &grep, &paths, fails);
         // A tail, with an exclude, against the pipeline.
         let pipeline = format!(
             "grep -i {} t.log | grep -iv {} | tail -n 7",
@@ -228,32 +245,18 @@ fn large_literal_sets_match_grep() {
             grep.push(flag.into());
         }
         grep.push("t.log".into());
-        let want = common::run_env("grep", &grep, dir, None, &[("LC_ALL", "C")]);
-        for (simd, prefilter, chunk) in [
+        let paths = [
             ("avx2", "on", None),
             ("avx2", "on", Some("61")),
             ("ssse3", "on", None),
             ("ssse3", "on", Some("29")),
             ("sse2", "on", Some("13")),
             ("avx2", "off", None),
-        ] {
-            let mut args = grep.clone();
-            if let Some(c) = chunk {
-                args.extend(["--chunk-size".into(), c.into()]);
-            }
-            let env = [
-                ("LC_ALL", "C"),
-                ("GRAIL_SIMD", simd),
-                ("GRAIL_PREFILTER", prefilter),
-            ];
-            let got = common::run_env(GRAIL, &args, dir, None, &env);
-            checked += 1;
-            if got.stdout != want.stdout || got.status.code() != want.status.code() {
-                fails.push(format!(
-                    "GRAIL_SIMD={simd} GRAIL_PREFILTER={prefilter} grail {} ({k} names)",
-                    shell_words::join(&args)
-                ));
-            }
+        ];
+        let before = fails.len();
+        checked += on_every_path(dir, "C", &grep, &paths, &mut fails);
+        for f in &mut fails[before..] {
+            f.push_str(&format!(" ({k} names)"));
         }
         // A tail with an exclude, against the pipeline.
         let pipeline = "grep -F -f names.txt t.log | grep -v Fail | tail -n 9";

@@ -594,6 +594,16 @@ mod tests {
                     start + (next() % ((len - start) as u64 + 1)) as usize
                 };
                 let want = (start..end).find(|&i| !at(i, end).is_empty());
+                // The case-sensitive prefilter on top: the end of the first
+                // literal, or how far it looked.
+                if !folded {
+                    if let Some(p) = super::super::literals::Plain::of(&lits) {
+                        match p.find_end(&hay, start, end) {
+                            Ok(e) => assert!(want.is_some_and(|w| at(w, end).contains(&(e - w)))),
+                            Err(q) => assert!(q >= start && want.is_none_or(|w| w >= q)),
+                        }
+                    }
+                }
                 for (have, name) in widths {
                     if !have {
                         continue;
