@@ -174,6 +174,17 @@ def search(job: dict, blob: bytes | None) -> dict:
             env.pop(k, None)
         env.update(job["env"])
         cmd = [binary, *argv, "--", *job["operands"]]
+
+        def result(rc, stdout=b"", stderr=b"", timed_out=False) -> dict:
+            return {
+                "rc": rc,
+                "stdout": stdout,
+                "stderr": stderr,
+                "elapsed": time.monotonic() - t0,
+                "binary": binary,
+                "timed_out": timed_out,
+            }
+
         try:
             done = subprocess.run(
                 cmd,
@@ -184,28 +195,7 @@ def search(job: dict, blob: bytes | None) -> dict:
                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             )
         except subprocess.TimeoutExpired:
-            return {
-                "rc": None,
-                "stdout": b"",
-                "stderr": b"",
-                "elapsed": time.monotonic() - t0,
-                "binary": binary,
-                "timed_out": True,
-            }
+            return result(None, timed_out=True)
         except OSError as e:
-            return {
-                "rc": None,
-                "stdout": b"",
-                "stderr": f"cannot run {binary}: {e.strerror}\n".encode(),
-                "elapsed": time.monotonic() - t0,
-                "binary": binary,
-                "timed_out": False,
-            }
-    return {
-        "rc": done.returncode,
-        "stdout": done.stdout,
-        "stderr": done.stderr,
-        "elapsed": time.monotonic() - t0,
-        "binary": binary,
-        "timed_out": False,
-    }
+            return result(None, stderr=f"cannot run {binary}: {e.strerror}\n".encode())
+    return result(done.returncode, done.stdout, done.stderr)

@@ -170,6 +170,24 @@ fn simd() -> Simd {
     })
 }
 
+/// [`super::teddy::Teddy`]'s search on the vector path `simd()` chose;
+/// `None` on a path without one.
+#[cfg(target_arch = "x86_64")]
+fn teddy_find(
+    t: &super::teddy::Teddy,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+) -> Option<Result<(usize, usize), usize>> {
+    match simd() {
+        // SAFETY: `simd()` returns `Avx2` only when the CPU has AVX2.
+        Simd::Avx2 => Some(unsafe { t.find_avx2(hay, start, end) }),
+        // SAFETY: `simd()` returns `Ssse3` only when the CPU has SSSE3.
+        Simd::Ssse3 => Some(unsafe { t.find_ssse3(hay, start, end) }),
+        _ => None,
+    }
+}
+
 impl Folded {
     /// The prefilter for the include patterns `hirs`, or `None` when they
     /// do not reduce to case-insensitive literals (see the module docs).
@@ -223,14 +241,7 @@ impl Folded {
         let mut pos = start;
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = &self.teddy {
-            // SAFETY: `simd()` returns `Avx2` (`Ssse3`) only when the CPU
-            // has AVX2 (SSSE3).
-            let found = match simd() {
-                Simd::Avx2 => Some(unsafe { t.find_avx2(hay, start, end) }),
-                Simd::Ssse3 => Some(unsafe { t.find_ssse3(hay, start, end) }),
-                _ => None,
-            };
-            match found {
+            match teddy_find(t, hay, start, end) {
                 Some(Ok((p, _))) => return Some(p),
                 // Only the last bytes are left to the fold below.
                 Some(Err(p)) => pos = p,
@@ -333,13 +344,10 @@ impl Plain {
     pub fn find_end(&self, hay: &[u8], start: usize, end: usize) -> Result<usize, usize> {
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY: a `Plain` exists only where `simd()` said AVX2 or
-            // SSSE3, each only when the CPU has it.
-            let found = match simd() {
-                Simd::Avx2 => unsafe { self.teddy.find_avx2(hay, start, end) },
-                _ => unsafe { self.teddy.find_ssse3(hay, start, end) },
-            };
-            found.map(|(p, len)| p + len)
+            // A `Plain` exists only where `simd()` is AVX2 or SSSE3.
+            teddy_find(&self.teddy, hay, start, end)
+                .expect("a vector path")
+                .map(|(p, len)| p + len)
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
