@@ -225,9 +225,9 @@ class Query:
         with tempfile.TemporaryDirectory(prefix="grail-ray-") as tmp:
             argv = []
             for a in self.check_argv:
-                for ph, d in data:
+                for k, (ph, d) in enumerate(data):
                     if a == ph:
-                        a = os.path.join(tmp, "p")
+                        a = os.path.join(tmp, f"patterns-{k}")
                         with open(a, "wb") as f:
                             f.write(d)
                 argv.append(a)

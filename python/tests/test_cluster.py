@@ -178,6 +178,10 @@ def test_logs_with_and_without_years_are_refused_together(cluster, logs):
 
 
 def test_refusals_need_no_cluster(cluster):
+    with open(os.path.join(cluster.tmp, "bad.pat"), "w") as f:
+        f.write("(\n")
+    with open(os.path.join(cluster.tmp, "good.pat"), "w") as f:
+        f.write("ok\n")
     for args, words in [
         (["-o", "x", "f"], b"-o"),
         (["-A", "2", "x", "f"], b"context"),
@@ -186,7 +190,11 @@ def test_refusals_need_no_cluster(cluster):
         (["-c", "--json", "x", "f"], b"--json"),
         (["--node-timeout", "soon", "x", "f"], b"duration"),
         (["-E", "(", "f"], b"grail"),
+        # Each -f file is checked as itself (the bad one first).
+        (["-E", "-f", "BAD", "-f", "GOOD", "f"], b"Unmatched"),
     ]:
+        args = [os.path.join(cluster.tmp, "bad.pat") if a == "BAD" else a for a in args]
+        args = [os.path.join(cluster.tmp, "good.pat") if a == "GOOD" else a for a in args]
         r = cluster.run(*args, RAY_ADDRESS="127.0.0.1:1")
         assert r.returncode == 2, (args, r.stderr)
         assert words in r.stderr, (args, r.stderr)
