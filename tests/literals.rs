@@ -275,3 +275,174 @@ fn large_literal_sets_match_grep() {
         fails[..fails.len().min(4)].join("\n")
     );
 }
+
+/// The log rule's NUL report (how many, where the first is) is exact on
+/// every path, now that a vector search checks for NUL bytes as it reads
+/// and only the bytes it skipped are checked apart: NUL bytes planted after
+/// grep's first read, right after a literal (the rest of a matched line,
+/// which the search skips), in a file's last bytes, in runs; the count's
+/// stdout against `grep -a`.
+#[test]
+fn nul_reports_are_exact_on_every_path() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let mut rng = Rng(0x0_0bad_c0de);
+    let names: Vec<String> = (0..30).map(|i| format!("Name{i:02}Error")).collect();
+    std::fs::write(dir.join("names.txt"), names.join("\n") + "\n").unwrap();
+    let queries: [&[&str]; 6] = [
+        &["-c", "-F", "-f", "names.txt"],
+        &["-c", "-i", "name07error"],
+        &["-c", "-E", "Name[0-9]+Err"],
+        &["-c", "-v", "Name1"],
+        &["-c", "-F", "-f", "names.txt", "--not", "Name2"],
+        &["-t", "3", "-F", "-f", "names.txt"],
+    ];
+    // The pipelines, with `-a`: NUL bytes after grep's first read do not
+    // hide lines from grail.
+    let oracles = [
+        "grep -a -c -F -f names.txt t.log",
+        "grep -a -c -i name07error t.log",
+        "grep -a -c -E 'Name[0-9]+Err' t.log",
+        "grep -a -c -v Name1 t.log",
+        "grep -a -F -f names.txt t.log | grep -a -vc Name2",
+        "grep -a -F -f names.txt t.log | tail -n 3",
+    ];
+    let mut fails = Vec::new();
+    let mut checked = 0;
+    for case in 0..12 {
+        let mut t = Vec::new();
+        while t.len() < 100 * 1024 + rng.below(60_000) {
+            for w in 0..1 + rng.below(8) {
+                if w > 0 {
+                    t.push(b' ');
+                }
+                if rng.chance(15) {
+                    t.extend_from_slice(names[rng.below(names.len())].as_bytes());
+                } else {
+                    for _ in 0..1 + rng.below(10) {
+                        t.push(b"abcdeNamErr0123 :"[rng.below(17)]);
+                    }
+                }
+            }
+            t.push(b'\n');
+        }
+        // NUL bytes, all after grep's first read (96 KiB).
+        let (lo, n) = (96 * 1024 + 1, t.len());
+        let mut places = Vec::new();
+        for _ in 0..case % 4 {
+            places.push(lo + rng.below(n - lo));
+        }
+        if case % 3 == 0 {
+            // Just after a literal, in the line the search skips.
+            let hay = &t[lo..];
+            if let Some(i) = (0..hay.len() - 12).find(|&i| hay[i..].starts_with(b"Error")) {
+                places.push(lo + i + 5 + rng.below(3));
+            }
+        }
+        if case % 4 == 1 {
+            places.push(n - 1 - rng.below(40));
+        }
+        if case % 5 == 2 {
+            let at = lo + rng.below(n - lo - 100);
+            places.extend(at..at + 1 + rng.below(64));
+        }
+        for &p in &places {
+            if t[p] != b'\n' {
+                t[p] = 0;
+            }
+        }
+        std::fs::write(dir.join("t.log"), &t).unwrap();
+        let first = t.iter().position(|&b| b == 0);
+        let count = t.iter().filter(|&&b| b == 0).count();
+        for (qi, q) in queries.iter().enumerate() {
+            let mut args: Vec<String> = q.iter().map(|s| s.to_string()).collect();
+            let tail = q[0] == "-t";
+            args.push("t.log".into());
+            for (simd, chunk) in [
+                ("avx2", None),
+                ("avx2", Some("4096")),
+                ("ssse3", Some("777")),
+                ("sse2", None),
+            ] {
+                let mut a = args.clone();
+                if let Some(c) = chunk {
+                    a.extend(["--chunk-size".into(), c.into()]);
+                }
+                let got = common::run_env(
+                    GRAIL,
+                    &a,
+                    dir,
+                    None,
+                    &[("LC_ALL", "C"), ("GRAIL_SIMD", simd)],
+                );
+                let err = String::from_utf8_lossy(&got.stderr);
+                checked += 1;
+                let want = match first {
+                    // A tail reports the NUL bytes of what it read.
+                    Some(_) if tail => None,
+                    Some(f) => Some(format!(
+                        "grail: t.log: {count} NUL byte{} from offset {f} (GNU grep",
+                        if count == 1 { "" } else { "s" }
+                    )),
+                    None => None,
+                };
+                let ok_err = match (&want, first) {
+                    (Some(w), _) => {
+                        err.contains(w.as_str()) && err.matches("NUL byte").count() == 1
+                    }
+                    (None, None) => !err.contains("NUL"),
+                    (None, Some(_)) => true,
+                };
+                if !ok_err {
+                    fails.push(format!(
+                        "case {case} GRAIL_SIMD={simd} grail {}: stderr {err:?}, want {want:?}",
+                        shell_words::join(&a)
+                    ));
+                }
+                // A tail's report: NUL bytes it read, so never more, and
+                // its first is one.
+                if tail {
+                    if let Some(i) = err.find(" NUL byte") {
+                        let num = |s: &str| s.trim().parse::<usize>().unwrap_or(usize::MAX);
+                        let said = num(err[..i].rsplit(' ').next().unwrap());
+                        let at = num(err[i..]
+                            .split("offset ")
+                            .nth(1)
+                            .unwrap()
+                            .split(' ')
+                            .next()
+                            .unwrap());
+                        if said > count || t.get(at) != Some(&0) {
+                            fails.push(format!(
+                                "case {case} GRAIL_SIMD={simd} grail {}: {err:?}",
+                                shell_words::join(&a)
+                            ));
+                        }
+                    }
+                }
+                let want_out = std::process::Command::new("sh")
+                    .arg("-c")
+                    .arg(oracles[qi])
+                    .current_dir(dir)
+                    .env("LC_ALL", "C")
+                    .output()
+                    .unwrap();
+                if want_out.stdout != got.stdout {
+                    fails.push(format!(
+                        "case {case} GRAIL_SIMD={simd} grail {}: {:?}, {}: {:?}",
+                        shell_words::join(&a),
+                        String::from_utf8_lossy(&got.stdout),
+                        oracles[qi],
+                        String::from_utf8_lossy(&want_out.stdout)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        fails.is_empty(),
+        "{} of {checked} failed:\n{}",
+        fails.len(),
+        fails[..fails.len().min(8)].join("\n")
+    );
+}

@@ -3,7 +3,8 @@
 //! case-insensitive one returns, from every start offset, exactly the first
 //! place where one of the literals occurs up to ASCII case, as a naive
 //! search finds it; the case-sensitive one (flag bit 1, AVX2 or SSSE3) the end
-//! of the first literal, or how far it looked with none before.
+//! of the first literal, or how far it looked with none before. Both say
+//! rightly what their vector loop read and whether a NUL byte was there.
 //! Run it once per path: `GRAIL_SIMD=avx2|ssse3|sse2|scalar cargo fuzz run prefilter`.
 //!
 //! Input: byte 0 is the number of literals (1..=64), then each literal as
@@ -32,7 +33,10 @@ fn shortest(lits: &[Vec<u8>], hay: &[u8], fold: bool) -> Vec<usize> {
                 .filter(|l| {
                     i + l.len() <= hay.len()
                         && eq(hay[i], l[0])
-                        && hay[i..i + l.len()].iter().zip(l.iter()).all(|(&h, &c)| eq(h, c))
+                        && hay[i..i + l.len()]
+                            .iter()
+                            .zip(l.iter())
+                            .all(|(&h, &c)| eq(h, c))
                 })
                 .map(|l| l.len())
                 .min()
@@ -72,7 +76,10 @@ fuzz_target!(|data: &[u8]| {
             .into_iter()
             .chain(lits[0].iter().copied())
             .collect();
-        hay.iter().take(8192).map(|&b| alpha[usize::from(b) % alpha.len()]).collect()
+        hay.iter()
+            .take(8192)
+            .map(|&b| alpha[usize::from(b) % alpha.len()])
+            .collect()
     } else {
         hay.iter().take(8192).copied().collect()
     };
@@ -85,7 +92,10 @@ fuzz_target!(|data: &[u8]| {
         for start in [0, 1, 7, 31, 32, 33, len / 2, len.saturating_sub(40)] {
             let start = start.min(len);
             let want = naive(&short, start, len);
-            match p.find_end(&hay, start, len) {
+            let (found, seen) = p.find_end_seen(&hay, start, len);
+            assert!(seen.to >= start && seen.to <= len);
+            assert_eq!(seen.nul, hay[start..seen.to].contains(&0), "{seen:?}");
+            match found {
                 Ok(e) => {
                     let w = want.expect("a literal where there is none");
                     assert!(lits.iter().any(|l| w + l.len() == e && hay[w..e] == l[..]));
@@ -95,7 +105,10 @@ fuzz_target!(|data: &[u8]| {
         }
         return;
     }
-    let lits: Vec<Vec<u8>> = lits.iter().map(|l| l.iter().map(|&b| lower(b)).collect()).collect();
+    let lits: Vec<Vec<u8>> = lits
+        .iter()
+        .map(|l| l.iter().map(|&b| lower(b)).collect())
+        .collect();
     let Some(f) = Folded::of(&lits) else {
         return;
     };
@@ -104,7 +117,9 @@ fuzz_target!(|data: &[u8]| {
     for start in [0, 1, 7, 31, 32, 33, len / 2, len.saturating_sub(20)] {
         let start = start.min(len);
         for end in [len, len.saturating_sub(3).max(start)] {
-            let got = f.find(&mut cache, &hay, start, end);
+            let (got, seen) = f.find_seen(&mut cache, &hay, start, end);
+            assert!(seen.to >= start && seen.to <= end);
+            assert_eq!(seen.nul, hay[start..seen.to].contains(&0), "{seen:?}");
             let want = naive(&short, start, end);
             assert_eq!(got, want, "literals {lits:?}, start {start}, end {end}");
         }

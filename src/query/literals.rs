@@ -28,6 +28,16 @@
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
+/// What one search's vector loop read: `hay[start..to]`, and whether a
+/// NUL byte is there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// The end of the bytes read.
+    pub to: usize,
+    /// A NUL byte was among them.
+    pub nul: bool,
+}
+
 /// Text is folded this much at a time (plus the longest literal).
 const BLOCK: usize = 64 << 10;
 
@@ -178,7 +188,7 @@ fn teddy_find(
     hay: &[u8],
     start: usize,
     end: usize,
-) -> Option<Result<(usize, usize), usize>> {
+) -> Option<(super::teddy::Found, Seen)> {
     match simd() {
         // SAFETY: `simd()` returns `Avx2` only when the CPU has AVX2.
         Simd::Avx2 => Some(unsafe { t.find_avx2(hay, start, end) }),
@@ -238,16 +248,44 @@ impl Folded {
         start: usize,
         end: usize,
     ) -> Option<usize> {
+        self.find_seen(cache, hay, start, end).0
+    }
+
+    /// [`Folded::find`], saying what the vector path read of
+    /// `hay[start..]` and whether it held a NUL byte (nothing read, where
+    /// there is no vector path).
+    pub fn find_seen(
+        &self,
+        cache: &mut FoldCache,
+        hay: &[u8],
+        start: usize,
+        end: usize,
+    ) -> (Option<usize>, Seen) {
         let mut pos = start;
+        let mut seen = Seen {
+            to: start,
+            nul: false,
+        };
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = &self.teddy {
             match teddy_find(t, hay, start, end) {
-                Some(Ok((p, _))) => return Some(p),
+                Some((Ok((p, _)), s)) => return (Some(p), s),
                 // Only the last bytes are left to the fold below.
-                Some(Err(p)) => pos = p,
+                Some((Err(p), s)) => (pos, seen) = (p, s),
                 None => {}
             }
         }
+        (self.find_folding(cache, hay, pos, end), seen)
+    }
+
+    /// The fold a block at a time and aho-corasick over it, from `pos`.
+    fn find_folding(
+        &self,
+        cache: &mut FoldCache,
+        hay: &[u8],
+        mut pos: usize,
+        end: usize,
+    ) -> Option<usize> {
         while pos < end {
             let block_end = (pos + BLOCK).min(end);
             let fold_end = (block_end + self.overlap).min(end);
@@ -342,26 +380,43 @@ impl Plain {
     /// `Err(p)`: none starts before `p` and the vector loop reached no
     /// further (the automaton searches the rest).
     pub fn find_end(&self, hay: &[u8], start: usize, end: usize) -> Result<usize, usize> {
+        self.find_end_seen(hay, start, end).0
+    }
+
+    /// [`Plain::find_end`], saying what it read of `hay[start..]` and
+    /// whether that held a NUL byte.
+    pub fn find_end_seen(
+        &self,
+        hay: &[u8],
+        start: usize,
+        end: usize,
+    ) -> (Result<usize, usize>, Seen) {
         #[cfg(target_arch = "x86_64")]
         {
             // A `Plain` exists only where `simd()` is AVX2 or SSSE3.
-            teddy_find(&self.teddy, hay, start, end)
-                .expect("a vector path")
-                .map(|(p, len)| p + len)
+            let (r, seen) = teddy_find(&self.teddy, hay, start, end).expect("a vector path");
+            (r.map(|(p, len)| p + len), seen)
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = (hay, end);
-            Err(start)
+            (
+                Err(start),
+                Seen {
+                    to: start,
+                    nul: false,
+                },
+            )
         }
     }
 }
 
 /// Fewer literals than this are left to regex-automata's prefilter
 /// (aho-corasick's Teddy, 4-byte fingerprints, one literal per bucket up to
-/// 32): `-c -F -f` with the first N of the 60 names, 1 GiB, medians of 5,
-/// before / with [`Plain`]: N=5 0.25/0.29 s, 10 0.26/0.30, 16 0.27/0.27,
-/// 24 0.28/0.29, 32 0.35/0.31, 60 0.51/0.285.
+/// 32). `-c -F -f` with the first N of the 60 names, 1 GiB, CPU time
+/// (user + system), medians of 7, regex-automata / [`Plain`]: N=2 276/281
+/// ms, 3 275/279, 5 260/265, 10 274/293, 16 281/283, 24 318/277; the seed
+/// query's 5 literals 267/292. A single literal is memchr's `memmem`.
 const PLAIN_MIN: usize = 25;
 
 /// The block of one haystack a [`Folded`] search folded last: valid only

@@ -442,6 +442,54 @@ pub(crate) struct IncludeFinder<'q> {
     first: Option<usize>,
     /// The candidates came too densely: the automaton alone is faster.
     dense: bool,
+    /// What the prefilter read, for the log rule's NUL check.
+    watch: Option<NulWatch>,
+}
+
+/// How much of a region the include search has read and found free of NUL
+/// bytes (its vector loop checks them as it reads), so that the log rule's
+/// NUL check reads only the rest: the bytes after each match, the last
+/// bytes, everything where the search has no vector loop.
+#[derive(Debug)]
+pub(crate) struct NulWatch {
+    /// Every byte before this was checked.
+    clean_to: usize,
+    /// A NUL byte may be there (then its caller counts exactly).
+    dirty: bool,
+}
+
+impl NulWatch {
+    /// Nothing checked from `from` on.
+    pub(crate) fn new(from: usize) -> NulWatch {
+        NulWatch {
+            clean_to: from,
+            dirty: false,
+        }
+    }
+
+    /// The search read `hay[from..seen.to]`.
+    fn saw(&mut self, hay: &[u8], from: usize, seen: literals::Seen) {
+        self.dirty |= seen.nul;
+        if seen.to > self.clean_to {
+            self.check(hay, from);
+            self.clean_to = seen.to;
+        }
+    }
+
+    /// Check `hay[clean_to..to]` (nothing once dirty) and move on to `to`.
+    fn check(&mut self, hay: &[u8], to: usize) {
+        if to > self.clean_to {
+            self.dirty = self.dirty || memchr::memchr(0, &hay[self.clean_to..to]).is_some();
+            self.clean_to = to;
+        }
+    }
+
+    /// Whether `hay[from..to]` may hold a NUL byte, checking what the search
+    /// did not read.
+    pub(crate) fn finish(&mut self, hay: &[u8], to: usize) -> bool {
+        self.check(hay, to);
+        self.dirty
+    }
 }
 
 /// Candidates closer than this on average (bytes) make the prefilter
@@ -450,6 +498,11 @@ pub(crate) struct IncludeFinder<'q> {
 const DENSE_GAP: usize = 1024;
 
 impl IncludeFinder<'_> {
+    /// The watch it was given, with what the search read.
+    pub(crate) fn into_watch(self) -> Option<NulWatch> {
+        self.watch
+    }
+
     /// The end offset of some include match in `hay[start..end]` (`start` a
     /// line start), searching with look-around context from the whole of
     /// `hay`, which must be the same haystack for every call.
@@ -457,7 +510,11 @@ impl IncludeFinder<'_> {
         let q = self.q;
         let re = q.include.as_ref()?;
         if let Some(p) = &q.plain {
-            return match p.find_end(hay, start, end) {
+            let (found, seen) = p.find_end_seen(hay, start, end);
+            if let Some(w) = &mut self.watch {
+                w.saw(hay, start, seen);
+            }
+            return match found {
                 Ok(m) => Some(m),
                 // The last bytes: the automaton.
                 Err(from) => find_exact_end(re, None, hay, from, end),
@@ -472,7 +529,11 @@ impl IncludeFinder<'_> {
         // searches those.
         let mut pos = start;
         loop {
-            let c = f.find(&mut self.cache, hay, pos, end)?;
+            let (c, seen) = f.find_seen(&mut self.cache, hay, pos, end);
+            if let Some(w) = &mut self.watch {
+                w.saw(hay, pos, seen);
+            }
+            let c = c?;
             self.candidates += 1;
             if self.candidates % 64 == 0 && (c - first) / (self.candidates as usize) < DENSE_GAP {
                 self.dense = true;
@@ -672,13 +733,14 @@ impl Query {
 
     /// A search for include matches through one haystack, in order: what
     /// the scanners use (with the literal prefilter when the query has one).
-    pub(crate) fn include_finder(&self) -> IncludeFinder<'_> {
+    pub(crate) fn include_finder(&self, watch: Option<NulWatch>) -> IncludeFinder<'_> {
         IncludeFinder {
             q: self,
             cache: literals::FoldCache::default(),
             candidates: 0,
             first: None,
             dense: false,
+            watch,
         }
     }
 

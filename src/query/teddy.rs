@@ -10,18 +10,21 @@
 //! where they are rare in logs (a byte-frequency table of real logs) and
 //! shared with other literals (`RuntimeError`, `ValueError` and `KeyError`
 //! share `Err`), so that few distinct fingerprints cover the set. They are
-//! spread over 8 buckets, one bit each. For a vector of bytes, two
-//! 16-entry tables per fingerprint byte (indexed by the low and the high
-//! nibble) give the buckets whose k-th byte could be there; the three
-//! results, shifted into line, are ANDed: a bit left at byte `j` says a
-//! fingerprint of that bucket may end at `j`. The literals of that bucket
+//! spread over 8 buckets, one bit each. For the vectors at `i`, `i + 1`
+//! and `i + 2` (three loads: shifting one vector's results into line
+//! costs shuffles, and the shuffles are what bound the loop), two 16-entry
+//! tables per fingerprint byte (indexed by the low and the high nibble)
+//! give the buckets whose k-th byte could be there; the three results are
+//! ANDed: a bit left at byte `j` says a fingerprint of that bucket may
+//! start at `i + j`. The loop also notes whether a NUL byte went by (see
+//! [`Seen`]), so the log rule's check need not read the text again. The literals of that bucket
 //! are then compared whole, each placed by its fingerprint's offset in it
 //! (those whose fingerprint is not at their start only when the byte before
 //! the fingerprint is theirs). A literal found is the leftmost once every
 //! fingerprint that could belong to an earlier one has been seen. What the
 //! vector loop cannot reach (the last bytes) is left to the caller.
 
-use super::literals::fold;
+use super::literals::{fold, Seen};
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
@@ -67,7 +70,10 @@ fn rarity(print: &[u8], folded: bool) -> f64 {
 
 /// Each literal's fingerprint offset: a greedy set cover, taking next the
 /// 3-byte window with the smallest expected hits (2^-rarity) per literal
-/// it newly covers.
+/// it newly covers; then each literal holding a window chosen for another
+/// takes the rarest such (sharing costs no hits: `ValueError` and
+/// `RuntimeError` take `Error`'s `Err` rather than `Val` and `Run`), and
+/// windows no longer used are dropped.
 fn fingerprints(lits: &[Vec<u8>], folded: bool) -> Vec<usize> {
     // Each window, the literals holding it (once each), and its hits.
     let mut windows: Vec<(&[u8], Vec<usize>, f64)> = Vec::new();
@@ -92,7 +98,7 @@ fn fingerprints(lits: &[Vec<u8>], folded: bool) -> Vec<usize> {
             if covers == 0 {
                 continue;
             }
-            let cost = hits / covers as f64;
+            let cost = (hits + RISK) / covers as f64;
             if best.is_none_or(|(c, _)| cost < c) {
                 best = Some((cost, k));
             }
@@ -106,8 +112,45 @@ fn fingerprints(lits: &[Vec<u8>], folded: bool) -> Vec<usize> {
             }
         }
     }
-    off
+    // Drop a window (the most hit first) while every literal using it
+    // holds another chosen window, which it takes (its rarest): each
+    // round the set shrinks, and the expected hits with it.
+    loop {
+        let window = |i: usize| &lits[i][off[i]..off[i] + 3];
+        let mut chosen: Vec<&[u8]> = (0..lits.len()).map(window).collect();
+        chosen.sort_unstable();
+        chosen.dedup();
+        chosen.sort_by(|a, b| rarity(a, folded).total_cmp(&rarity(b, folded)));
+        // For a literal using `w`: its rarest other chosen window.
+        let other = |i: usize, w: &[u8]| {
+            lits[i]
+                .windows(3)
+                .enumerate()
+                .filter(|&(_, x)| x != w && chosen.contains(&x))
+                .max_by(|a, b| rarity(a.1, folded).total_cmp(&rarity(b.1, folded)))
+                .map(|(k, _)| k)
+        };
+        let drop = chosen.iter().find_map(|&w| {
+            let users: Vec<usize> = (0..lits.len()).filter(|&i| window(i) == w).collect();
+            let to: Option<Vec<usize>> = users.iter().map(|&i| other(i, w)).collect();
+            Some(users.into_iter().zip(to?).collect::<Vec<_>>())
+        });
+        match drop {
+            Some(moves) => moves.into_iter().for_each(|(i, k)| off[i] = k),
+            None => break off,
+        }
+    }
 }
+
+/// What the byte table cannot see, added to each distinct window's expected
+/// hits (per byte): a word of the log at hand (`Run` of vLLM's `Running:`
+/// lines is 2^-19 by the table and 2^-9.6 in them). It makes the cover
+/// prefer windows shared by several literals.
+const RISK: f64 = 1.0 / (1u64 << 18) as f64;
+
+/// A search's answer: the first literal's start and length, or `Err(p)`:
+/// none starts before `p`, and the caller searches on from there.
+pub type Found = Result<(usize, usize), usize>;
 
 /// One literal of a bucket, placed by its fingerprint.
 #[derive(Debug)]
@@ -256,18 +299,14 @@ impl Teddy {
     /// The first place in `hay[start..end]` where a literal starts, and
     /// its length, among the places the vector loop covers; `Err(p)`: none
     /// starts before `p`, from where the caller searches the rest
-    /// (`p >= start`). 32 bytes at a time.
+    /// (`p >= start`). 32 bytes at a time. [`Seen`] says what the vector
+    /// loop read, and whether a NUL byte was there.
     ///
     /// # Safety
     /// The CPU must support AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    pub unsafe fn find_avx2(
-        &self,
-        hay: &[u8],
-        start: usize,
-        end: usize,
-    ) -> Result<(usize, usize), usize> {
+    pub unsafe fn find_avx2(&self, hay: &[u8], start: usize, end: usize) -> (Found, Seen) {
         // SAFETY: the caller promises AVX2, which `__m256i`'s operations need.
         unsafe {
             if self.folded {
@@ -284,12 +323,7 @@ impl Teddy {
     /// The CPU must support SSSE3 (`pshufb`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "ssse3")]
-    pub unsafe fn find_ssse3(
-        &self,
-        hay: &[u8],
-        start: usize,
-        end: usize,
-    ) -> Result<(usize, usize), usize> {
+    pub unsafe fn find_ssse3(&self, hay: &[u8], start: usize, end: usize) -> (Found, Seen) {
         // SAFETY: the caller promises SSSE3, which `__m128i`'s operations need.
         unsafe {
             if self.folded {
@@ -313,10 +347,14 @@ impl Teddy {
         hay: &[u8],
         start: usize,
         end: usize,
-    ) -> Result<(usize, usize), usize> {
+    ) -> (Found, Seen) {
         let end = end.min(hay.len());
-        if end < start + V::BYTES {
-            return Err(start);
+        if end < start + V::BYTES + 2 {
+            let seen = Seen {
+                to: start,
+                nul: false,
+            };
+            return (Err(start), seen);
         }
         let m = &self.masks;
         // SAFETY (all the vector operations below): the caller promises
@@ -326,21 +364,21 @@ impl Teddy {
             let (lo0, hi0) = (V::table(&m[0][0]), V::table(&m[0][1]));
             let (lo1, hi1) = (V::table(&m[1][0]), V::table(&m[1][1]));
             let (lo2, hi2) = (V::table(&m[2][0]), V::table(&m[2][1]));
-            let mut prev0 = V::zero();
-            let mut prev1 = V::zero();
             let mut best: Option<(usize, usize)> = None;
+            // NUL bytes of the vectors read (the log rule's check, fused:
+            // the bytes are read once).
+            let mut nuls = V::zero();
             let mut i = start;
-            while i + V::BYTES <= end {
-                // `i + V::BYTES <= end <= hay.len()`.
-                let v = V::load(hay.as_ptr().add(i));
-                let f = if FOLD { v.fold() } else { v };
-                let (lo, hi) = (f.low_nibbles(), f.high_nibbles());
-                let r0 = lo0.shuffle(lo).and(hi0.shuffle(hi));
-                let r1 = lo1.shuffle(lo).and(hi1.shuffle(hi));
-                let r2 = lo2.shuffle(lo).and(hi2.shuffle(hi));
-                // r0 two bytes later and r1 one byte later, the previous
-                // block's last bytes shifted in.
-                let res = r0.later2(prev0).and(r1.later1(prev1)).and(r2);
+            while i + V::BYTES + 2 <= end {
+                // Three loads, one byte apart (`i + 2 + V::BYTES <= end <=
+                // hay.len()`), instead of shifting results across
+                // registers: loads are cheap, shuffles are the bound.
+                let p = hay.as_ptr().add(i);
+                let v = V::load(p);
+                nuls = nuls.or(v.zero_bytes());
+                let res = lookup::<V, FOLD>(v, lo0, hi0)
+                    .and(lookup::<V, FOLD>(V::load(p.add(1)), lo1, hi1))
+                    .and(lookup::<V, FOLD>(V::load(p.add(2)), lo2, hi2));
                 let mut hits = res.nonzero_bytes();
                 if hits != 0 {
                     let mut bytes = [0u8; 32];
@@ -348,29 +386,58 @@ impl Teddy {
                     while hits != 0 {
                         let j = hits.trailing_zeros() as usize;
                         hits &= hits - 1;
-                        // A fingerprint ending at i + j starts at i + j - 2.
-                        if let Some(fp) = (i + j).checked_sub(2) {
-                            if let Some((p, len)) = self.verify(bytes[j], hay, fp, (start, end)) {
-                                if best.is_none_or(|(b, _)| p < b) {
-                                    best = Some((p, len));
-                                }
+                        // A fingerprint starts at i + j.
+                        if let Some((p, len)) = self.verify(bytes[j], hay, i + j, (start, end)) {
+                            if best.is_none_or(|(b, _)| p < b) {
+                                best = Some((p, len));
                             }
                         }
                     }
                 }
-                prev0 = r0;
-                prev1 = r1;
                 i += V::BYTES;
-                // Every fingerprint ending before `i` has been seen, so every
-                // literal starting before `i - 2 - max_off`.
+                // Every fingerprint starting before `i` has been seen, so
+                // every literal starting before `i - max_off`.
                 if let Some((b, len)) = best {
-                    if b + 2 + self.max_off <= i {
-                        return Ok((b, len));
+                    if b + self.max_off < i {
+                        return (Ok((b, len)), seen(i, nuls));
                     }
                 }
             }
-            Err(i.saturating_sub(2 + self.max_off).max(start))
+            (
+                Err(i.saturating_sub(self.max_off).max(start)),
+                seen(i, nuls),
+            )
         }
+    }
+}
+
+/// What a vector loop that reached `to` with the NUL accumulator `nuls` saw.
+///
+/// # Safety
+/// As for [`Vector`]'s methods.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn seen<V: Vector>(to: usize, nuls: V) -> Seen {
+    Seen {
+        to,
+        // SAFETY: the caller's promise.
+        nul: unsafe { nuls.nonzero_bytes() } != 0,
+    }
+}
+
+/// The buckets whose fingerprint byte (the one `lo` and `hi` are the nibble
+/// tables of) may be each byte of `v`, folded first if `FOLD`.
+///
+/// # Safety
+/// As for [`Vector`]'s methods.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn lookup<V: Vector, const FOLD: bool>(v: V, lo: V, hi: V) -> V {
+    // SAFETY: the caller's promises.
+    unsafe {
+        let v = if FOLD { v.fold() } else { v };
+        lo.shuffle(v.low_nibbles())
+            .and(hi.shuffle(v.high_nibbles()))
     }
 }
 
@@ -382,8 +449,6 @@ impl Teddy {
 trait Vector: Copy {
     /// Bytes per vector.
     const BYTES: usize;
-    /// All zero.
-    unsafe fn zero() -> Self;
     /// `BYTES` bytes from `p` (unaligned).
     unsafe fn load(p: *const u8) -> Self;
     /// A nibble table: the first `BYTES` of its 32 (16 entries, repeated).
@@ -395,10 +460,11 @@ trait Vector: Copy {
     /// Each 16-byte lane of `self` (a table) looked up by `idx`'s bytes.
     unsafe fn shuffle(self, idx: Self) -> Self;
     unsafe fn and(self, o: Self) -> Self;
-    /// `self` moved one byte later, `prev`'s last byte first.
-    unsafe fn later1(self, prev: Self) -> Self;
-    /// `self` moved two bytes later, `prev`'s last two bytes first.
-    unsafe fn later2(self, prev: Self) -> Self;
+    /// All zero.
+    unsafe fn zero() -> Self;
+    unsafe fn or(self, o: Self) -> Self;
+    /// 0xff where a byte is 0, else 0.
+    unsafe fn zero_bytes(self) -> Self;
     /// Bit j set where byte j is not zero.
     unsafe fn nonzero_bytes(self) -> u32;
     /// The bytes into the first `BYTES` of `out`.
@@ -408,10 +474,6 @@ trait Vector: Copy {
 #[cfg(target_arch = "x86_64")]
 impl Vector for __m256i {
     const BYTES: usize = 32;
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        _mm256_setzero_si256()
-    }
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
         // SAFETY: the caller gives 32 readable bytes.
@@ -445,12 +507,16 @@ impl Vector for __m256i {
         _mm256_and_si256(self, o)
     }
     #[inline(always)]
-    unsafe fn later1(self, prev: Self) -> Self {
-        _mm256_alignr_epi8(self, _mm256_permute2x128_si256(prev, self, 0x21), 15)
+    unsafe fn or(self, o: Self) -> Self {
+        _mm256_or_si256(self, o)
     }
     #[inline(always)]
-    unsafe fn later2(self, prev: Self) -> Self {
-        _mm256_alignr_epi8(self, _mm256_permute2x128_si256(prev, self, 0x21), 14)
+    unsafe fn zero_bytes(self) -> Self {
+        _mm256_cmpeq_epi8(self, _mm256_setzero_si256())
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        _mm256_setzero_si256()
     }
     #[inline(always)]
     unsafe fn nonzero_bytes(self) -> u32 {
@@ -466,10 +532,6 @@ impl Vector for __m256i {
 #[cfg(target_arch = "x86_64")]
 impl Vector for __m128i {
     const BYTES: usize = 16;
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        _mm_setzero_si128()
-    }
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
         // SAFETY: the caller gives 16 readable bytes.
@@ -503,12 +565,16 @@ impl Vector for __m128i {
         _mm_and_si128(self, o)
     }
     #[inline(always)]
-    unsafe fn later1(self, prev: Self) -> Self {
-        _mm_alignr_epi8(self, prev, 15)
+    unsafe fn or(self, o: Self) -> Self {
+        _mm_or_si128(self, o)
     }
     #[inline(always)]
-    unsafe fn later2(self, prev: Self) -> Self {
-        _mm_alignr_epi8(self, prev, 14)
+    unsafe fn zero_bytes(self) -> Self {
+        _mm_cmpeq_epi8(self, _mm_setzero_si128())
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        _mm_setzero_si128()
     }
     #[inline(always)]
     unsafe fn nonzero_bytes(self) -> u32 {
@@ -560,6 +626,13 @@ mod tests {
             let t = Teddy::new(&lits, folded);
             let len = (next() % if round % 9 == 0 { 5000 } else { 300 }) as usize;
             let mut hay: Vec<u8> = (0..len).map(|_| (next() % 256) as u8).collect();
+            if round % 3 == 0 {
+                // NUL-free, but for at most one NUL byte somewhere.
+                hay.iter_mut().filter(|b| **b == 0).for_each(|b| *b = 1);
+                if len > 0 && next() % 2 == 0 {
+                    hay[(next() % len as u64) as usize] = 0;
+                }
+            }
             for _ in 0..(next() % 6) {
                 let l = &lits[(next() % k as u64) as usize];
                 let at = (next() % (len as u64 + 1)) as usize;
@@ -616,6 +689,13 @@ mod tests {
                             t.find_ssse3(&hay, start, end)
                         }
                     };
+                    let (got, seen) = got;
+                    // What it says it read, and whether a NUL byte is there.
+                    assert!(
+                        (start..=end).contains(&seen.to)
+                            && seen.nul == hay[start..seen.to].contains(&0),
+                        "{name} round {round}: {start}..{end}: {seen:?}"
+                    );
                     match got {
                         Ok((p, l)) => assert!(
                             want == Some(p) && at(p, end).contains(&l),

@@ -6,7 +6,7 @@
 
 pub mod binary;
 
-use crate::query::Query;
+use crate::query::{NulWatch, Query};
 use memchr::{memchr, memrchr};
 use rayon::prelude::*;
 use std::collections::VecDeque;
@@ -90,11 +90,24 @@ pub fn scan_region(
     end: usize,
     f: &mut dyn FnMut(Hit) -> bool,
 ) -> bool {
+    scan_lines(q, hay, start, end, None, f).0
+}
+
+/// [`scan_region`], handing `watch` to the include search (which checks
+/// for NUL bytes what it reads) and back.
+fn scan_lines(
+    q: &Query,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    watch: Option<NulWatch>,
+    f: &mut OnHit,
+) -> (bool, Option<NulWatch>) {
     if q.is_inverted() {
-        return scan_inverted(q, hay, start, end, f);
+        return (scan_inverted(q, hay, start, end, f), watch);
     }
     let mut pos = start;
-    let mut finder = q.include_finder();
+    let mut finder = q.include_finder(watch);
     while pos < end {
         let Some(m) = finder.find_end(hay, pos, end) else {
             break;
@@ -103,11 +116,42 @@ pub fn scan_region(
             break;
         };
         if !q.exclude_matches(&hay[ls..le]) && !f(Hit { start: ls, end: le }) {
-            return false;
+            return (false, finder.into_watch());
         }
         pos = le + 1;
     }
-    true
+    (true, finder.into_watch())
+}
+
+/// [`scan_region`] of `[a, b)` that also gives the NUL bytes of all of it
+/// (when `f` stops the scan too), for the log rule's report. The region is
+/// taken in blocks that stay in cache: the search reads a block, checking
+/// for NUL bytes as it goes where it has a vector loop, and what it did not
+/// read is checked after it, from cache. Only a region that holds a NUL
+/// byte is read again, to count them.
+fn scan_counting_nuls(
+    q: &Query,
+    hay: &[u8],
+    (a, b): (usize, usize),
+    f: &mut OnHit,
+) -> (bool, Option<Nuls>) {
+    let mut watch = NulWatch::new(a);
+    let mut go_on = true;
+    let mut s = a;
+    while s < b && go_on {
+        let e = next_line_start(hay, s.saturating_add(CACHE_BLOCK).min(b), b);
+        let (g, w) = scan_lines(q, hay, s, e, Some(watch), f);
+        go_on = g;
+        watch = w.expect("handed back");
+        watch.finish(hay, e);
+        s = e;
+    }
+    let nuls = if watch.finish(hay, b) {
+        Nuls::of(hay, a, b)
+    } else {
+        None
+    };
+    (go_on, nuls)
 }
 
 /// The line `[start, end)` (end at its newline) holding a match that ends
@@ -153,7 +197,7 @@ fn emit_unmatched(q: &Query, hay: &[u8], a: usize, b: usize, f: &mut OnHit) -> b
 
 fn scan_inverted(q: &Query, hay: &[u8], start: usize, end: usize, f: &mut OnHit) -> bool {
     let mut pos = start;
-    let mut finder = q.include_finder();
+    let mut finder = q.include_finder(None);
     while pos < end {
         let (gap_end, next) = match finder
             .find_end(hay, pos, end)
@@ -268,6 +312,9 @@ pub fn first_nul(
 /// Size of the pieces [`first_nul_counting`] reports newline counts for.
 pub const NUL_PIECE: usize = 8 << 20;
 
+/// A block small enough to stay in a core's L2 cache between two passes.
+const CACHE_BLOCK: usize = 256 << 10;
+
 /// [`first_nul`] that also counts the newlines of every `NUL_PIECE`-sized
 /// piece while it is in cache, so a tail with line numbers needs no second
 /// pass over the file. Returns the first NUL and the per-piece counts.
@@ -347,17 +394,22 @@ pub fn forward(
     };
     let size = cfg.chunk_size.max(1);
     let run = |&(a, b): &(usize, usize)| {
-        let nuls = if nul_check { Nuls::of(hay, a, b) } else { None };
+        let mut nuls = None;
         let mut hits = Vec::new();
         let mut truncated = false;
-        scan_region(q, hay, a, b, &mut |h| {
+        let mut on_hit = |h| {
             hits.push(h);
             if limit.is_some_and(|l| hits.len() >= l) {
                 truncated = true;
                 return false;
             }
             true
-        });
+        };
+        if nul_check {
+            nuls = scan_counting_nuls(q, hay, (a, b), &mut on_hit).1;
+        } else {
+            scan_region(q, hay, a, b, &mut on_hit);
+        }
         let mut newlines_before = Vec::new();
         let mut newlines = 0;
         if number {
@@ -511,17 +563,18 @@ pub fn tail(
             cur = s;
         }
         let run = |&(a, b): &(usize, usize)| {
-            let z = if t.nul_check {
-                Nuls::of(hay, a, b)
-            } else {
-                None
-            };
             // Keep only the last lines of this chunk that can matter.
             let mut ring = LastWeighted::new(need);
-            scan_region(q, hay, a, b, &mut |h| {
+            let mut keep = |h| {
                 ring.push(h, weight(h));
                 true
-            });
+            };
+            let z = if t.nul_check {
+                scan_counting_nuls(q, hay, (a, b), &mut keep).1
+            } else {
+                scan_region(q, hay, a, b, &mut keep);
+                None
+            };
             (ring.into_inner(), z)
         };
         let results: Vec<(Kept, Option<Nuls>)> = if cfg.parallel && ranges.len() > 1 {
