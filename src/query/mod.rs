@@ -443,7 +443,7 @@ pub(crate) struct IncludeFinder<'q> {
     /// The candidates came too densely: the automaton alone is faster.
     dense: bool,
     /// What the prefilter read, for the log rule's NUL check.
-    watch: Option<NulWatch>,
+    watch: Option<&'q mut NulWatch>,
 }
 
 /// How much of a region the include search has read and found free of NUL
@@ -498,11 +498,6 @@ impl NulWatch {
 const DENSE_GAP: usize = 1024;
 
 impl IncludeFinder<'_> {
-    /// The watch it was given, with what the search read.
-    pub(crate) fn into_watch(self) -> Option<NulWatch> {
-        self.watch
-    }
-
     /// The end offset of some include match in `hay[start..end]` (`start` a
     /// line start), searching with look-around context from the whole of
     /// `hay`, which must be the same haystack for every call.
@@ -733,7 +728,10 @@ impl Query {
 
     /// A search for include matches through one haystack, in order: what
     /// the scanners use (with the literal prefilter when the query has one).
-    pub(crate) fn include_finder(&self, watch: Option<NulWatch>) -> IncludeFinder<'_> {
+    pub(crate) fn include_finder<'a>(
+        &'a self,
+        watch: Option<&'a mut NulWatch>,
+    ) -> IncludeFinder<'a> {
         IncludeFinder {
             q: self,
             cache: literals::FoldCache::default(),

@@ -90,21 +90,21 @@ pub fn scan_region(
     end: usize,
     f: &mut dyn FnMut(Hit) -> bool,
 ) -> bool {
-    scan_lines(q, hay, start, end, None, f).0
+    scan_lines(q, hay, start, end, None, f)
 }
 
-/// [`scan_region`], handing `watch` to the include search (which checks
-/// for NUL bytes what it reads) and back.
+/// [`scan_region`], telling `watch` what the include search read (it
+/// checks for NUL bytes as it reads).
 fn scan_lines(
     q: &Query,
     hay: &[u8],
     start: usize,
     end: usize,
-    watch: Option<NulWatch>,
+    watch: Option<&mut NulWatch>,
     f: &mut OnHit,
-) -> (bool, Option<NulWatch>) {
+) -> bool {
     if q.is_inverted() {
-        return (scan_inverted(q, hay, start, end, f), watch);
+        return scan_inverted(q, hay, start, end, f);
     }
     let mut pos = start;
     let mut finder = q.include_finder(watch);
@@ -116,11 +116,11 @@ fn scan_lines(
             break;
         };
         if !q.exclude_matches(&hay[ls..le]) && !f(Hit { start: ls, end: le }) {
-            return (false, finder.into_watch());
+            return false;
         }
         pos = le + 1;
     }
-    (true, finder.into_watch())
+    true
 }
 
 /// [`scan_region`] of `[a, b)` that also gives the NUL bytes of all of it
@@ -140,9 +140,7 @@ fn scan_counting_nuls(
     let mut s = a;
     while s < b && go_on {
         let e = next_line_start(hay, s.saturating_add(CACHE_BLOCK).min(b), b);
-        let (g, w) = scan_lines(q, hay, s, e, Some(watch), f);
-        go_on = g;
-        watch = w.expect("handed back");
+        go_on = scan_lines(q, hay, s, e, Some(&mut watch), f);
         watch.finish(hay, e);
         s = e;
     }
@@ -394,7 +392,6 @@ pub fn forward(
     };
     let size = cfg.chunk_size.max(1);
     let run = |&(a, b): &(usize, usize)| {
-        let mut nuls = None;
         let mut hits = Vec::new();
         let mut truncated = false;
         let mut on_hit = |h| {
@@ -405,11 +402,12 @@ pub fn forward(
             }
             true
         };
-        if nul_check {
-            nuls = scan_counting_nuls(q, hay, (a, b), &mut on_hit).1;
+        let nuls = if nul_check {
+            scan_counting_nuls(q, hay, (a, b), &mut on_hit).1
         } else {
             scan_region(q, hay, a, b, &mut on_hit);
-        }
+            None
+        };
         let mut newlines_before = Vec::new();
         let mut newlines = 0;
         if number {
