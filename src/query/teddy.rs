@@ -69,8 +69,8 @@ fn rarity(print: &[u8], folded: bool) -> f64 {
 }
 
 /// Each literal's fingerprint offset: a greedy set cover, taking next the
-/// 3-byte window with the smallest expected hits (2^-rarity) per literal
-/// it newly covers; then each literal holding a window chosen for another
+/// 3-byte window with the smallest expected hits (2^-rarity, plus
+/// [`RISK`]) per literal it newly covers; then each literal holding a window chosen for another
 /// takes the rarest such (sharing costs no hits: `ValueError` and
 /// `RuntimeError` take `Error`'s `Err` rather than `Val` and `Run`), and
 /// windows no longer used are dropped.
